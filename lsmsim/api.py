@@ -1,0 +1,58 @@
+"""What notebooks and the CLI call: `load_config` and `run`."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .config import Config, load_config
+from .result import Result
+
+
+class _Progress:
+    """A tqdm bar over the operations of the phases (falls back to nothing when disabled)."""
+
+    def __init__(self, cfg: Config, enabled: bool):
+        from tqdm.auto import tqdm
+        self.bar = tqdm(total=1.0, disable=not enabled, unit="run", leave=False,
+                        bar_format="{desc}: {percentage:3.0f}%|{bar}| sim {postfix}")
+        self._last = 0.0
+
+    def set_description(self, text: str) -> None:
+        self.bar.set_description_str(text)
+
+    def update_to(self, sim) -> None:
+        phases = sim.phases
+        done = min(sim.phase_index, len(phases))
+        frac = done / len(phases)
+        p = sim.phase
+        if p is not None and p.operations:
+            frac += min(1.0, sim.phase_ops / p.operations) / len(phases)
+        elif p is not None and p.duration:
+            frac += min(1.0, (sim.env.now - sim.phase_start) / p.duration) / len(phases)
+        if frac - self._last >= 0.005 or frac >= 1:
+            self.bar.n = round(frac, 3)
+            self.bar.set_postfix_str(f"{sim.env.now:.1f}s {sim.tree.describe()}", refresh=False)
+            self.bar.refresh()
+            self._last = frac
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def run(config: str | Path | dict | Config, overrides: list[str] = (), out: str | Path | None = None,
+        progress: bool = False) -> Result:
+    """Run one simulation. `config` is a YAML path, a dict or a `Config`; `overrides` are
+    `path=value` strings like the CLI's --set; with `out`, results are saved there."""
+    from .sim.kernel import Simulation
+    cfg = load_config(config, list(overrides))
+    bar = _Progress(cfg, progress)
+    try:
+        result = Simulation(cfg, progress=bar).run()
+    finally:
+        bar.close()
+    if out is not None:
+        result.save(out)
+        result.plot_tree(Path(out) / "tree.png")
+    return result
+
+
+__all__ = ["run", "load_config"]

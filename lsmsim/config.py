@@ -1,0 +1,395 @@
+"""Pydantic models of every YAML section: the one source of defaults and units.
+
+A config has six sections: `machine`, `device`, `lsm`, `policy`, `workload`, `sim` (plus `name` and
+`seed`). Sizes, bandwidths, durations and rates are accepted as unit strings (`64MiB`, `100MB/s`,
+`12us`, `50K/s`) and stored in SI base units. Defaults follow RocksDB 7.8's options where a RocksDB
+option exists (the option keeps RocksDB's name).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+import yaml
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+
+from . import units
+from .errors import ConfigError
+
+
+def _unit(parser):
+    def convert(v):
+        if isinstance(v, str):
+            try:
+                return parser(v)
+            except units.UnitError as e:
+                raise ValueError(str(e)) from None
+        return v
+    return BeforeValidator(convert)
+
+
+Bytes = Annotated[int, _unit(units.parse_size), Field(ge=0)]
+Bandwidth = Annotated[float, _unit(units.parse_bandwidth), Field(gt=0)]
+Duration = Annotated[float, _unit(units.parse_duration), Field(ge=0)]
+Count = Annotated[int, _unit(units.parse_count), Field(ge=0)]
+OpRate = Annotated[float, _unit(units.parse_op_rate), Field(ge=0)]
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+# ---------------------------------------------------------------- machine and device
+class ThreadsConfig(Section):
+    """Threads by role. `flush` and `compaction` are RocksDB's max_background_flushes/compactions."""
+    flush: int = Field(1, ge=1)
+    compaction: int = Field(1, ge=1)
+
+
+class MachineConfig(Section):
+    cores: int = Field(4, ge=1, description="CPU cores shared by all threads (processor sharing).")
+    threads: ThreadsConfig = ThreadsConfig()
+    context_switch_overhead: float = Field(
+        0.02, ge=0, lt=1, description="Fraction of CPU lost to switching when runnable threads exceed cores.")
+    io_priority: list[Literal["flush", "compaction_l0", "compaction", "foreground"]] = Field(
+        ["flush", "compaction_l0", "compaction", "foreground"],
+        description="Device priority classes, highest first; max-min fairness within a class.")
+
+
+class DeviceConfig(Section):
+    """The simple device: bandwidth and random-read latency (the SSD issue adds the FTL model)."""
+    model: Literal["simple"] = "simple"
+    capacity: Bytes = units.parse_size("960GB")
+    read_bandwidth: Bandwidth = units.parse_bandwidth("3GB/s")
+    write_bandwidth: Bandwidth = units.parse_bandwidth("1.5GB/s")
+    read_latency: Duration = units.parse_duration("80us")
+    write_latency: Duration = units.parse_duration("20us")
+    max_read_iops: OpRate = Field(units.parse_op_rate("500K/s"), gt=0,
+                                  description="4KiB random-read IOPS with enough outstanding requests.")
+
+
+# ---------------------------------------------------------------- LSM tree
+class CpuCostConfig(Section):
+    """CPU time per unit of work (calibrated against RocksDB 7.8 / db_bench on this machine kind)."""
+    memtable_insert: Duration = units.parse_duration("2.5us")
+    wal_append: Duration = units.parse_duration("0.8us")
+    flush_per_entry: Duration = units.parse_duration("0.35us")
+    merge_per_entry: Duration = units.parse_duration("0.6us")
+    merge_per_byte: Duration = units.parse_duration("0.5ns")
+    filter_probe: Duration = units.parse_duration("0.15us")
+    index_search: Duration = units.parse_duration("0.4us")
+    block_decode: Duration = units.parse_duration("1.5us")
+    next_entry: Duration = units.parse_duration("0.05us")
+    get_base: Duration = units.parse_duration("1.0us")
+
+
+class LsmConfig(Section):
+    write_buffer_size: Bytes = Field(units.parse_size("64MiB"), gt=0)
+    max_write_buffer_number: int = Field(2, ge=2)
+    entry_overhead: Bytes = Field(
+        6, description="SST bytes per entry beyond key + value: 8-byte seqno/type trailer and length "
+                       "varints less key-prefix compression; measured: db_bench fillrandom 16B/100B "
+                       "flushes 3,398,016 B for 27,821 entries = 122.1 B/entry on RocksDB 7.8.3.")
+    memtable_entry_overhead: Bytes = Field(
+        35, description="Memtable bytes per entry beyond key + value (skiplist node, arena): a 4MiB "
+                        "memtable held 27,821 16B/100B entries in db_bench on RocksDB 7.8.3 (150.8 B/entry).")
+    block_size: Bytes = Field(4096, gt=0)
+    bloom_bits_per_key: float = Field(10.0, ge=0)
+    block_cache_size: Bytes = units.parse_size("8MiB")
+    entries_per_sample: int = Field(1, ge=1, description="Real entries one key sample stands for (1 = exact).")
+    wal: bool = True
+    level0_slowdown_writes_trigger: int = Field(20, ge=1)
+    level0_stop_writes_trigger: int = Field(36, ge=1)
+    soft_pending_compaction_bytes_limit: Bytes = units.parse_size("64GiB")
+    hard_pending_compaction_bytes_limit: Bytes = units.parse_size("256GiB")
+    delayed_write_rate: Bandwidth = units.parse_bandwidth("16MiB/s")
+    cpu: CpuCostConfig = CpuCostConfig()
+
+    @model_validator(mode="after")
+    def _stop_above_slowdown(self):
+        if self.level0_stop_writes_trigger < self.level0_slowdown_writes_trigger:
+            raise ValueError("level0_stop_writes_trigger must be >= level0_slowdown_writes_trigger")
+        return self
+
+
+# ---------------------------------------------------------------- policies
+class LeveledPolicy(Section):
+    """RocksDB's leveled compaction (compaction_picker_level.cc), RocksDB 7.8 option names."""
+    name: Literal["leveled"]
+    num_levels: int = Field(7, ge=2)
+    level0_file_num_compaction_trigger: int = Field(4, ge=1)
+    max_bytes_for_level_base: Bytes = Field(units.parse_size("256MiB"), gt=0)
+    max_bytes_for_level_multiplier: float = Field(10.0, gt=1)
+    target_file_size_base: Bytes = Field(units.parse_size("64MiB"), gt=0)
+    target_file_size_multiplier: float = Field(1.0, ge=1)
+    level_compaction_dynamic_level_bytes: bool = False
+    max_compaction_bytes: Bytes | None = Field(None, description="Default: 25 x target_file_size_base.")
+    trivial_move: bool = True
+
+
+class FullLevelingPolicy(Section):
+    """Full-level leveling with preemption (Spooky §2 'Full Merge', Eq. 4)."""
+    name: Literal["full_leveling"]
+    size_ratio: float = Field(10.0, gt=1)
+    preemption: bool = True
+    target_file_size: Bytes | None = Field(None, description="Output file size; default: one file per level.")
+
+
+class TieringPolicy(Section):
+    """Tiering: a level merges its T runs into one run of the next level (design-space paper §2)."""
+    name: Literal["tiering"]
+    size_ratio: int = Field(10, ge=2)
+    target_file_size: Bytes | None = None
+
+
+class LazyLevelingPolicy(Section):
+    """Lazy leveling (Dostoevsky, SIGMOD'18): tiering at levels 1..L-1, leveling at the last level."""
+    name: Literal["lazy_leveling"]
+    size_ratio: int = Field(10, ge=2)
+    target_file_size: Bytes | None = None
+
+
+class UniversalPolicy(Section):
+    """RocksDB universal compaction (compaction_picker_universal.cc), option names of
+    CompactionOptionsUniversal."""
+    name: Literal["universal"]
+    level0_file_num_compaction_trigger: int = Field(4, ge=1)
+    size_ratio: float = Field(1.0, ge=0, description="Percent.")
+    min_merge_width: int = Field(2, ge=2)
+    max_merge_width: int = Field(2**31, ge=2)
+    max_size_amplification_percent: float = Field(200.0, ge=0)
+    target_file_size: Bytes | None = None
+
+
+PolicyConfig = Annotated[
+    Union[LeveledPolicy, FullLevelingPolicy, TieringPolicy, LazyLevelingPolicy, UniversalPolicy],
+    Field(discriminator="name"),
+]
+
+
+# ---------------------------------------------------------------- workload
+class KeysConfig(Section):
+    distribution: Literal["uniform", "sequential", "zipfian", "latest", "normal"] = "uniform"
+    theta: float = Field(0.99, gt=0, lt=10)
+    mean: float = Field(0.5, ge=0, le=1)
+    stddev: float = Field(0.1, gt=0)
+
+
+class MixConfig(Section):
+    """Fractions of operations by type; they are normalised to sum to 1."""
+    insert: float = Field(0, ge=0)
+    update: float = Field(0, ge=0)
+    delete: float = Field(0, ge=0)
+    get: float = Field(0, ge=0)
+    get_empty: float = Field(0, ge=0)
+    short_scan: float = Field(0, ge=0)
+    long_scan: float = Field(0, ge=0)
+
+    def writes(self) -> float:
+        return self.insert + self.update + self.delete
+
+    def reads(self) -> float:
+        return self.get + self.get_empty + self.short_scan + self.long_scan
+
+
+class WritersConfig(Section):
+    """Write side: `closed` N client threads (db_bench, ARCE) or a fixed `rate` in bytes/s (EcoTune).
+    The phase's write operations are drawn in proportion to insert/update/delete."""
+    mode: Literal["closed", "rate"] = "closed"
+    threads: int = Field(1, ge=1)
+    rate: Bandwidth | None = None
+
+    @model_validator(mode="after")
+    def _rate_given(self):
+        if self.mode == "rate" and self.rate is None:
+            raise ValueError("mode 'rate' needs 'rate', e.g. rate: 20MB/s")
+        return self
+
+
+class QueriesConfig(Section):
+    """Read side. `with_writers`: the closed-loop writer threads run the whole mix (db_bench, YCSB,
+    ARCE); `closed`: N dedicated query threads; `open`: arrivals (Poisson or bursty) served by N
+    query threads, latency including queueing (EcoTune)."""
+    mode: Literal["with_writers", "closed", "open"] = "with_writers"
+    threads: int = Field(1, ge=1)
+    arrival_rate: OpRate | None = None
+    arrival: Literal["poisson", "bursty"] = "poisson"
+    burst_factor: float = Field(3.0, ge=1)
+    burst_period: Duration = 10.0
+    burst_duty: float = Field(0.2, gt=0, lt=1)
+
+    @model_validator(mode="after")
+    def _rate_given(self):
+        if self.mode == "open" and not self.arrival_rate:
+            raise ValueError("mode 'open' needs 'arrival_rate', e.g. arrival_rate: 20K/s")
+        return self
+
+
+class PhaseConfig(Section):
+    """One phase of a workload; it ends after `operations` or `duration`, whichever comes first."""
+    name: str = ""
+    operations: Count | None = None
+    duration: Duration | None = None
+    mix: MixConfig = MixConfig(insert=1.0)
+    keys: KeysConfig = KeysConfig()
+    writers: WritersConfig = WritersConfig()
+    queries: QueriesConfig = QueriesConfig()
+    scan_length: int = Field(100, ge=1, description="K of Seek + K Next for long scans.")
+    short_scan_length: int = Field(5, ge=1)
+    measure: bool = Field(True, description="Count this phase in throughput and latency (false for loads).")
+
+    @model_validator(mode="after")
+    def _ends(self):
+        if self.operations is None and self.duration is None:
+            raise ValueError("a phase needs 'operations' or 'duration'")
+        if self.mix.writes() + self.mix.reads() <= 0:
+            raise ValueError("'mix' needs at least one operation type with a positive fraction")
+        if self.mix.reads() > 0 and self.queries.mode == "with_writers" and self.writers.mode == "rate":
+            raise ValueError("reads with writers.mode 'rate' need queries.mode 'closed' or 'open'")
+        return self
+
+
+class WorkloadConfig(Section):
+    """Either a db_bench-style `preset` (with `num`) or explicit `phases`."""
+    preset: Literal["fillrandom", "fillseq", "readrandom", "seekrandom", "overwrite"] | None = None
+    num: Count = Field(1_000_000, gt=0, description="Key space size (db_bench --num).")
+    key_size: Bytes = Field(16, gt=0)
+    value_size: Bytes = Field(100, ge=0)
+    preload: bool = Field(False, description="Bulk-load `num` keys (fillrandom) before the phases.")
+    phases: list[PhaseConfig] = []
+
+    @model_validator(mode="after")
+    def _has_phases(self):
+        if self.preset is None and not self.phases:
+            raise ValueError("give a 'preset' (fillrandom, fillseq, readrandom, seekrandom, overwrite) or 'phases'")
+        return self
+
+
+# ---------------------------------------------------------------- simulation
+class SimConfig(Section):
+    mode: Literal["fluid", "op"] = Field("fluid", description="'op' makes every operation an event (small runs).")
+    drain: bool = Field(True, description="After the last phase, let pending flushes and compactions finish.")
+    flush_at_end: bool = Field(False, description="Flush the memtable after the last phase (before draining).")
+    max_time: Duration = Field(units.parse_duration("1h"), gt=0)
+    sample_interval: Duration = Field(1.0, gt=0)
+    check_invariants: bool = False
+    latency_samples: int = Field(100_000, ge=0, description="Requests whose latency is recorded.")
+
+
+class Config(Section):
+    name: str = "run"
+    seed: int = 0
+    machine: MachineConfig = MachineConfig()
+    device: DeviceConfig = DeviceConfig()
+    lsm: LsmConfig = LsmConfig()
+    policy: PolicyConfig = Field(default_factory=lambda: LeveledPolicy(name="leveled"))
+    workload: WorkloadConfig
+    sim: SimConfig = SimConfig()
+
+
+# ---------------------------------------------------------------- loading
+def _loc(loc: tuple) -> str:
+    parts = []
+    for p in loc:
+        if isinstance(p, int):
+            parts.append(f"[{p}]")
+        else:
+            parts.append(("." if parts else "") + str(p))
+    return "".join(parts) or "(top level)"
+
+
+def _message(err: dict) -> str:
+    msg = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        return "unknown field (check the spelling; `lsmsim run --help` points to the reference)"
+    if err["type"] == "literal_error":
+        return msg.replace("Input should be", "must be")
+    if err["type"] == "union_tag_invalid":
+        return msg.replace("Input tag", "policy name").replace("does not match any of the expected tags", "is unknown; allowed")
+    return msg
+
+
+def _validation_errors(e: ValidationError) -> list[tuple[str, str]]:
+    out = []
+    for err in e.errors():
+        loc = list(err["loc"])
+        # a discriminated union puts the tag into the path: policy.leveled.x -> policy.x
+        if len(loc) >= 2 and loc[0] == "policy" and isinstance(loc[1], str) and loc[1] in _POLICY_NAMES:
+            del loc[1]
+        out.append((_loc(tuple(loc)), _message(err)))
+    return out
+
+
+_POLICY_NAMES = {"leveled", "full_leveling", "tiering", "lazy_leveling", "universal"}
+
+
+def _parse_scalar(text: str) -> Any:
+    return yaml.safe_load(text) if text != "" else ""
+
+
+def apply_override(data: dict, assignment: str) -> None:
+    """Apply `a.b.c=value` (value parsed as YAML) to a nested dict in place."""
+    if "=" not in assignment:
+        raise ConfigError("--set", [(assignment, "expected PATH=VALUE, e.g. lsm.write_buffer_size=64MiB")])
+    path, value = assignment.split("=", 1)
+    keys = path.strip().split(".")
+    node = data
+    for i, k in enumerate(keys[:-1]):
+        if isinstance(node, list):
+            try:
+                node = node[int(k)]
+                continue
+            except (ValueError, IndexError):
+                raise ConfigError("--set", [(".".join(keys[: i + 1]), "is not a list index here")]) from None
+        node = node.setdefault(k, {})
+        if not isinstance(node, (dict, list)):
+            raise ConfigError("--set", [(".".join(keys[: i + 1]), "is a value, not a section")])
+    last = keys[-1]
+    if isinstance(node, list):
+        try:
+            node[int(last)] = _parse_scalar(value)
+        except (ValueError, IndexError):
+            raise ConfigError("--set", [(path, "is not a list index here")]) from None
+    else:
+        node[last] = _parse_scalar(value)
+
+
+def read_yaml(path: str | Path) -> dict:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise ConfigError(str(p), [("(file)", f"cannot read: {e.strerror}")]) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(file)"
+        raise ConfigError(str(p), [(where, f"not valid YAML: {getattr(e, 'problem', e)}")]) from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(str(p), [("(top level)", "must be a mapping of sections (machine, device, lsm, policy, workload, sim)")])
+    return data
+
+
+def validate(data: dict, source: str = "<config>") -> Config:
+    try:
+        return Config.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(source, _validation_errors(e)) from None
+
+
+def load_config(path_or_data: str | Path | dict | Config, overrides: list[str] = ()) -> Config:
+    """Read, override and validate a config. Errors are `ConfigError` naming the YAML path."""
+    if isinstance(path_or_data, Config):
+        if not overrides:
+            return path_or_data
+        data, source = path_or_data.model_dump(mode="json"), "<config>"
+    elif isinstance(path_or_data, dict):
+        data, source = dict(path_or_data), "<config>"
+    else:
+        data, source = read_yaml(path_or_data), str(path_or_data)
+    for o in overrides:
+        apply_override(data, o)
+    return validate(data, source)

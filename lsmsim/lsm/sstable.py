@@ -1,0 +1,123 @@
+"""Files (SSTs) and sorted runs over key samples.
+
+A file keeps a sorted sample of its keys and its real metadata. `entries_per_sample` (e) maps one
+sample to e real entries; samples are chosen by key hash (see `workloads.generator`), so the sampled
+keys deduplicate exactly as the full key set would and measured overlap is unbiased. Byte counts are
+always real: bytes = e * sum(key_size + value length + entry_overhead) over the samples.
+"""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(eq=False)
+class Samples:
+    """Column arrays of key samples, sorted by key."""
+    keys: np.ndarray   # uint64
+    seqs: np.ndarray   # uint64
+    vlens: np.ndarray  # uint32, value length (0 for tombstones)
+    tombs: np.ndarray  # uint8, 1 = tombstone
+
+    def __len__(self) -> int:
+        return int(self.keys.shape[0])
+
+    def slice(self, a: int, b: int) -> "Samples":
+        return Samples(self.keys[a:b], self.seqs[a:b], self.vlens[a:b], self.tombs[a:b])
+
+    @staticmethod
+    def concat(parts: list["Samples"]) -> "Samples":
+        return Samples(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("keys", "seqs", "vlens", "tombs")))
+
+    @staticmethod
+    def empty() -> "Samples":
+        return Samples(np.empty(0, np.uint64), np.empty(0, np.uint64), np.empty(0, np.uint32), np.empty(0, np.uint8))
+
+
+@dataclass(eq=False)
+class SSTFile:
+    id: int
+    samples: Samples
+    bytes: int
+    entries: int
+    level: int
+    created: float
+    tombstones: int = 0
+    being_compacted: bool = False
+    block_reads: float = 0.0  # data-block reads served since creation (block-cache warm-up)
+
+    @property
+    def min_key(self) -> int:
+        return int(self.samples.keys[0])
+
+    @property
+    def max_key(self) -> int:
+        return int(self.samples.keys[-1])
+
+    @property
+    def min_seq(self) -> int:
+        return int(self.samples.seqs.min())
+
+    @property
+    def max_seq(self) -> int:
+        return int(self.samples.seqs.max())
+
+    def overlaps(self, lo: int, hi: int) -> bool:
+        return not (self.max_key < lo or self.min_key > hi)
+
+    def __repr__(self) -> str:
+        return f"SSTFile(#{self.id} L{self.level} [{self.min_key}..{self.max_key}] {self.bytes}B)"
+
+
+@dataclass(eq=False)
+class Run:
+    """A sorted run: non-overlapping files sorted by key."""
+    id: int
+    files: list[SSTFile] = field(default_factory=list)
+
+    @property
+    def bytes(self) -> int:
+        return sum(f.bytes for f in self.files)
+
+    @property
+    def entries(self) -> int:
+        return sum(f.entries for f in self.files)
+
+    @property
+    def min_key(self) -> int:
+        return self.files[0].min_key
+
+    @property
+    def max_key(self) -> int:
+        return self.files[-1].max_key
+
+    @property
+    def max_seq(self) -> int:
+        return max(f.max_seq for f in self.files)
+
+    @property
+    def min_seq(self) -> int:
+        return min(f.min_seq for f in self.files)
+
+    def overlapping(self, lo: int, hi: int) -> list[SSTFile]:
+        """Files whose key range intersects [lo, hi] (binary search on file boundaries)."""
+        maxes = [f.max_key for f in self.files]
+        i = bisect.bisect_left(maxes, lo)
+        out = []
+        while i < len(self.files) and self.files[i].min_key <= hi:
+            out.append(self.files[i])
+            i += 1
+        return out
+
+    def replace(self, removed: set[int], added: list[SSTFile]) -> None:
+        """Swap files (by id) for new ones, keeping key order."""
+        self.files = [f for f in self.files if f.id not in removed] + list(added)
+        self.files.sort(key=lambda f: f.min_key)
+
+    def samples(self) -> Samples:
+        return Samples.concat([f.samples for f in self.files]) if self.files else Samples.empty()
+
+    def __repr__(self) -> str:
+        return f"Run(#{self.id} files={len(self.files)} {self.bytes}B)"

@@ -1,0 +1,223 @@
+"""Tree state: memtables, levels of sorted runs, and the LSM invariants.
+
+A level holds runs ordered youngest first (RocksDB's L0 holds one run per flushed file; a leveled
+Li>0 holds one run; tiered levels hold up to T). Policies read this state and return compactions;
+only the kernel changes it, through `add_flushed` and `install`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InvariantError
+from .memtable import Memtable
+from .merge import newer_first_violations
+from .sstable import Run, Samples, SSTFile
+
+
+@dataclass(eq=False)
+class Level:
+    index: int
+    runs: list[Run] = field(default_factory=list)
+
+    @property
+    def bytes(self) -> int:
+        return sum(r.bytes for r in self.runs)
+
+    @property
+    def files(self) -> list[SSTFile]:
+        return [f for r in self.runs for f in r.files]
+
+    def __repr__(self) -> str:
+        return f"L{self.index}({len(self.runs)} runs, {self.bytes}B)"
+
+
+class Tree:
+    """The LSM tree on key samples. Byte sizes are real; keys are a sample (`entries_per_sample`)."""
+
+    def __init__(self, key_size: int, entry_overhead: int, entries_per_sample: int, memtable_entry_overhead: int = 0):
+        self.key_size = key_size
+        self.entry_overhead = entry_overhead
+        self.eps = entries_per_sample
+        self.memtable_entry_overhead = memtable_entry_overhead
+        self.levels: list[Level] = [Level(0)]
+        self.memtable = self._new_memtable()
+        self.immutables: list[Memtable] = []
+        self._next_file = 1
+        self._next_run = 1
+        self.version = 0  # bumped at every change so cost models can cache per version
+
+    # ------------------------------------------------------------------ construction helpers
+    def _new_memtable(self) -> Memtable:
+        return Memtable(self.key_size, self.memtable_entry_overhead, self.eps)
+
+    def sample_bytes(self, s: Samples) -> np.ndarray:
+        """Real bytes each sample stands for."""
+        return (s.vlens.astype(np.float64) + (self.key_size + self.entry_overhead)) * self.eps
+
+    def level(self, i: int) -> Level:
+        while len(self.levels) <= i:
+            self.levels.append(Level(len(self.levels)))
+        return self.levels[i]
+
+    def new_run(self, files: list[SSTFile] | None = None) -> Run:
+        run = Run(self._next_run, files or [])
+        self._next_run += 1
+        return run
+
+    def build_files(self, s: Samples, level: int, target_file_size: int | None, now: float) -> list[SSTFile]:
+        """Cut sorted samples into files of about `target_file_size` bytes (cut once a file reaches it,
+        as RocksDB's CompactionOutputs does)."""
+        if len(s) == 0:
+            return []
+        b = self.sample_bytes(s)
+        if target_file_size is None:
+            cuts = [0, len(s)]
+        else:
+            cum = np.cumsum(b)
+            cuts = [0]
+            base = 0.0
+            while True:
+                j = int(np.searchsorted(cum, base + target_file_size, side="left")) + 1
+                if j >= len(s):
+                    break
+                cuts.append(j)
+                base = cum[j - 1]
+            cuts.append(len(s))
+        files = []
+        for a, z in zip(cuts[:-1], cuts[1:]):
+            part = s.slice(a, z)
+            files.append(SSTFile(
+                id=self._next_file, samples=part, bytes=int(round(b[a:z].sum())), entries=(z - a) * self.eps,
+                level=level, created=now, tombstones=int(part.tombs.sum()) * self.eps))
+            self._next_file += 1
+        return files
+
+    # ------------------------------------------------------------------ changes (kernel only)
+    def rotate_memtable(self) -> Memtable:
+        """Make the active memtable immutable (it waits for a flush) and start a new one."""
+        imm = self.memtable
+        self.immutables.append(imm)
+        self.memtable = self._new_memtable()
+        return imm
+
+    def add_flushed(self, imm: Memtable, files: list[SSTFile]) -> Run | None:
+        """Install a flush's output as the youngest run of L0 and drop the memtable."""
+        self.immutables.remove(imm)
+        self.version += 1
+        if not files:
+            return None
+        run = self.new_run(files)
+        self.level(0).runs.insert(0, run)
+        return run
+
+    def install(self, inputs: list[SSTFile], outputs: list[SSTFile], output_level: int, target_run: Run | None) -> Run | None:
+        """Replace a compaction's inputs by its outputs.
+
+        With `target_run`, outputs join that existing run (leveled merges into Li+1); otherwise they
+        form a new run in `output_level`, placed by age (runs stay ordered youngest first).
+        """
+        gone = {f.id for f in inputs}
+        for lvl in self.levels:
+            for run in lvl.runs:
+                if run is target_run:
+                    continue
+                if any(f.id in gone for f in run.files):
+                    run.files = [f for f in run.files if f.id not in gone]
+            lvl.runs = [r for r in lvl.runs if r.files or r is target_run]
+        for f in outputs:
+            f.level = output_level
+        self.version += 1
+        lvl = self.level(output_level)
+        if target_run is not None:
+            target_run.replace(gone, outputs)
+            if not target_run.files:
+                lvl.runs.remove(target_run)
+            return target_run
+        if not outputs:
+            return None
+        run = self.new_run(outputs)
+        lvl.runs.append(run)
+        lvl.runs.sort(key=lambda r: -r.max_seq)
+        return run
+
+    # ------------------------------------------------------------------ read-only views
+    def runs(self) -> list[Run]:
+        """All runs from youngest to oldest (L0 first)."""
+        return [r for lvl in self.levels for r in lvl.runs]
+
+    def files(self) -> list[SSTFile]:
+        return [f for lvl in self.levels for r in lvl.runs for f in r.files]
+
+    @property
+    def bytes(self) -> int:
+        return sum(lvl.bytes for lvl in self.levels)
+
+    def last_nonempty_level(self) -> int:
+        for lvl in reversed(self.levels):
+            if lvl.runs:
+                return lvl.index
+        return 0
+
+    def is_bottommost(self, output_level: int, lo: int, hi: int, inputs: list[SSTFile]) -> bool:
+        """True when no data older than the output exists for keys in [lo, hi]: tombstones can go."""
+        ids = {f.id for f in inputs}
+        for lvl in self.levels[output_level:]:
+            for run in lvl.runs:
+                for f in run.overlapping(lo, hi):
+                    if f.id not in ids:
+                        # a run in the output level that is younger than the inputs does not hold older data
+                        if lvl.index == output_level and run.min_seq > max(i.max_seq for i in inputs):
+                            continue
+                        return False
+        return True
+
+    def describe(self) -> str:
+        return " | ".join(f"L{l.index}:{len(l.runs)}r/{l.bytes / 2**20:.1f}MiB" for l in self.levels if l.runs) or "(empty)"
+
+    # ------------------------------------------------------------------ invariants
+    def check_invariants(self) -> None:
+        """Raise InvariantError if a run overlaps itself, a file is listed twice, a file's level is
+        wrong, or a key's newer version sits in an older run than an older version."""
+        seen: set[int] = set()
+        for lvl in self.levels:
+            for run in lvl.runs:
+                if not run.files:
+                    raise InvariantError(f"empty run {run} in L{lvl.index}")
+                for a, b in zip(run.files, run.files[1:]):
+                    if a.max_key >= b.min_key:
+                        raise InvariantError(f"run {run.id} in L{lvl.index}: {a} overlaps {b}")
+                for f in run.files:
+                    if f.id in seen:
+                        raise InvariantError(f"{f} is in two runs")
+                    seen.add(f.id)
+                    if f.level != lvl.index:
+                        raise InvariantError(f"{f} sits in L{lvl.index}")
+                    k = f.samples.keys
+                    if len(k) > 1 and not np.all(k[1:] > k[:-1]):
+                        raise InvariantError(f"{f}: samples not strictly sorted")
+        runs = self.runs()
+        if len(runs) > 1:
+            parts = [r.samples() for r in runs]
+            offsets = np.zeros(len(parts) + 1, np.int64)
+            offsets[1:] = np.cumsum([len(p) for p in parts])
+            keys = np.concatenate([p.keys for p in parts])
+            seqs = np.concatenate([p.seqs for p in parts])
+            bad = newer_first_violations(keys, seqs, offsets)
+            if bad:
+                raise InvariantError(f"{bad} keys have a newer version in an older run")
+
+    def lookup(self, key: int) -> tuple[int, int, int] | None:
+        """Newest sampled version of `key` as (seq, vlen, tomb) from memtables and runs (tests use this)."""
+        for mt in [self.memtable] + self.immutables[::-1]:
+            hit = mt.lookup(key)
+            if hit is not None:
+                return hit
+        for run in self.runs():
+            for f in run.overlapping(key, key):
+                s = f.samples
+                i = int(np.searchsorted(s.keys, np.uint64(key)))
+                if i < len(s) and int(s.keys[i]) == key:
+                    return int(s.seqs[i]), int(s.vlens[i]), int(s.tombs[i])
+        return None

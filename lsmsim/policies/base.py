@@ -1,0 +1,81 @@
+"""The policy interface (DESIGN.md "Policies"), after RocksDB's compaction_picker.h.
+
+A policy reads the tree (never changes it) and returns actions; the kernel validates and runs them.
+`pick` is RocksDB's NeedsCompaction + PickCompaction in one: it is asked whenever a compaction thread
+is free and the tree changed, and returns the next `Compaction` or None.
+"""
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from ..lsm.sstable import Run, SSTFile
+from ..lsm.tree import Tree
+
+
+@dataclass(eq=False)
+class Compaction:
+    """Merge `inputs` into `output_level`.
+
+    With `target_run` the outputs join that existing run (which must not overlap them otherwise);
+    without, they form a new run placed by age. `trivial_move` moves the single-run inputs without
+    rewriting them (RocksDB's trivial move). `io_class` picks the device priority class.
+    """
+    inputs: list[SSTFile]
+    output_level: int
+    target_run: Run | None = None
+    target_file_size: int | None = None
+    trivial_move: bool = False
+    reason: str = ""
+    io_class: str = "compaction"
+    start_level: int = 0
+    info: dict = field(default_factory=dict)
+
+    @property
+    def input_bytes(self) -> int:
+        return sum(f.bytes for f in self.inputs)
+
+
+@dataclass(frozen=True)
+class SetWriteStall:
+    """Ask the kernel to slow writes to `rate` bytes/s (0 = stop; None = lift the policy's stall)."""
+    rate: float | None
+
+
+class Policy(abc.ABC):
+    """Base of all compaction policies."""
+
+    name: ClassVar[str]
+
+    def __init__(self, options, lsm):
+        self.options = options
+        self.lsm = lsm
+        self.flush_bytes_avg = 0.0  # running mean of flushed file bytes (policies size levels by it)
+        self._flushes = 0
+
+    @abc.abstractmethod
+    def pick(self, tree: Tree) -> Compaction | None:
+        """The next compaction to run, or None."""
+
+    def on_flush(self, tree: Tree, run: Run | None) -> None:
+        """A flush installed `run` in L0."""
+        if run is not None:
+            self._flushes += 1
+            self.flush_bytes_avg += (run.bytes - self.flush_bytes_avg) / self._flushes
+
+    def on_compaction_done(self, tree: Tree, compaction: Compaction) -> None:
+        """A compaction finished and its outputs are installed."""
+
+    def stall_trigger_count(self, tree: Tree) -> int:
+        """What RocksDB compares with level0_slowdown/stop_writes_trigger: L0 files for leveled,
+        sorted runs for universal (VersionStorageInfo::l0_delay_trigger_count)."""
+        return len(tree.level(0).runs)
+
+    def pending_compaction_bytes(self, tree: Tree) -> float:
+        """Estimated bytes compaction still owes (soft/hard_pending_compaction_bytes_limit)."""
+        return 0.0
+
+    @staticmethod
+    def free(files) -> bool:
+        return not any(f.being_compacted for f in files)

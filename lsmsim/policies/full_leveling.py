@@ -1,0 +1,55 @@
+"""Full-level leveling with preemption (Spooky PVLDB'22 §2 "Full Merge", Fig. 4; Eq. 4).
+
+Each level Li (i >= 1) is one sorted run with capacity C_i = (T - 1) * T^(i-1) * B, where B is the
+mean flushed-file size. A flush lands in L0; it is then merged with whole levels. With preemption,
+the merge goes straight to the first level j whose run can absorb L0..Lj (sum <= C_j), merging all
+of them at once, so data skips levels that would only overflow again. Without it, L0 merges into L1
+and a level that exceeds its capacity merges whole into the next one. Write-amp under unique uniform
+inserts: 1 (flush) + (T - 1)/2 per level (Spooky Eq. 4).
+"""
+from __future__ import annotations
+
+from ..lsm.tree import Tree
+from .base import Compaction, Policy
+from .registry import register
+
+
+@register
+class FullLeveling(Policy):
+    name = "full_leveling"
+
+    def capacity(self, level: int) -> float:
+        T = self.options.size_ratio
+        B = self.flush_bytes_avg or self.lsm.write_buffer_size
+        return (T - 1) * T ** (level - 1) * B
+
+    def _busy(self, tree: Tree) -> bool:
+        return any(f.being_compacted for f in tree.files())
+
+    def pick(self, tree: Tree) -> Compaction | None:
+        if self._busy(tree):
+            return None  # one whole-level merge at a time: it owns the levels it spans
+        l0 = tree.level(0).files
+        if self.options.preemption:
+            if not l0:
+                return None
+            total = sum(f.bytes for f in l0)
+            j = 1
+            while True:
+                total += tree.level(j).bytes
+                if total <= self.capacity(j) * (1 + 1e-9) or j >= len(tree.levels) - 1 and tree.level(j).bytes == 0:
+                    break
+                j += 1
+            inputs = [f for i in range(0, j + 1) for f in tree.level(i).files]
+            return Compaction(inputs=inputs, output_level=j, target_file_size=self.options.target_file_size,
+                              reason=f"preemptive L0..L{j}", io_class="compaction_l0" if j == 1 else "compaction")
+        if l0:
+            inputs = l0 + tree.level(1).files
+            return Compaction(inputs=inputs, output_level=1, target_file_size=self.options.target_file_size,
+                              reason="L0 -> L1", io_class="compaction_l0")
+        for i in range(1, len(tree.levels)):
+            if tree.levels[i].bytes > self.capacity(i) * (1 + 1e-9):
+                inputs = tree.levels[i].files + tree.level(i + 1).files
+                return Compaction(inputs=inputs, output_level=i + 1, target_file_size=self.options.target_file_size,
+                                  reason=f"L{i} full", start_level=i)
+        return None

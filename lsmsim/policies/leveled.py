@@ -1,0 +1,189 @@
+"""RocksDB's leveled compaction, as RocksDB 7.8 picks it.
+
+- Scores (VersionStorageInfo::ComputeCompactionScore): L0 = max(L0 files not being compacted /
+  level0_file_num_compaction_trigger, L0 bytes / max_bytes_for_level_base); Li = bytes not being
+  compacted / MaxBytesForLevel(i). The level with the highest score >= 1 compacts first.
+- Level targets: L1 = max_bytes_for_level_base, Li = L1 * multiplier^(i-1); with
+  level_compaction_dynamic_level_bytes, targets are derived from the last level downwards and L0
+  compacts into the base level (VersionStorageInfo::CalculateBaseBytes).
+- L0 -> base: all L0 files plus the overlapping base-level files.
+- Li -> Li+1: the file with the minimum overlapping ratio (compaction_pri=kMinOverlappingRatio, the
+  default): overlapping bytes in Li+1 / file bytes; then Li inputs are expanded while that adds no
+  Li+1 file and stays under max_compaction_bytes (CompactionPicker::SetupOtherInputs).
+- Trivial move: inputs that overlap nothing in the output level move without a rewrite.
+- Pending compaction bytes: VersionStorageInfo::EstimatedCompactionNeededBytes.
+"""
+from __future__ import annotations
+
+from ..lsm.sstable import SSTFile
+from ..lsm.tree import Tree
+from .base import Compaction, Policy
+from .registry import register
+
+
+def _range(files: list[SSTFile]) -> tuple[int, int]:
+    return min(f.min_key for f in files), max(f.max_key for f in files)
+
+
+@register
+class Leveled(Policy):
+    name = "leveled"
+
+    def __init__(self, options, lsm):
+        super().__init__(options, lsm)
+        o = options
+        self.max_compaction_bytes = o.max_compaction_bytes or 25 * o.target_file_size_base
+        self._l0_running = False
+
+    # ---------------------------------------------------------------- level targets
+    def base_level(self, tree: Tree) -> int:
+        return self._targets(tree)[0]
+
+    def max_bytes_for_level(self, tree: Tree, level: int) -> float:
+        base, targets = self._targets(tree)
+        return targets.get(level, float("inf"))
+
+    def _targets(self, tree: Tree) -> tuple[int, dict[int, float]]:
+        o = self.options
+        n = o.num_levels
+        mult = o.max_bytes_for_level_multiplier
+        base_max = float(o.max_bytes_for_level_base)
+        if not o.level_compaction_dynamic_level_bytes:
+            return 1, {i: base_max * mult ** (i - 1) for i in range(1, n)}
+        sizes = [tree.level(i).bytes if i < len(tree.levels) else 0 for i in range(n)]
+        first_nonempty = next((i for i in range(1, n) if sizes[i] > 0), None)
+        max_size = max(sizes[1:]) if n > 1 else 0
+        if first_nonempty is None or max_size == 0:
+            base_level, base_size = n - 1, base_max
+        else:
+            base_min = base_max / mult
+            cur = float(max_size)
+            for _ in range(n - 2, first_nonempty - 1, -1):
+                cur /= mult
+            base_level = first_nonempty
+            if cur <= base_min:
+                base_size = base_min + 1
+            else:
+                while base_level > 1 and cur > base_max:
+                    base_level -= 1
+                    cur /= mult
+                base_size = min(base_max, cur)
+        targets, size = {}, base_size
+        for i in range(base_level, n):
+            if i > base_level:
+                size *= mult
+            targets[i] = max(size, base_max)
+        return base_level, targets
+
+    def target_file_size(self, level: int) -> int:
+        o = self.options
+        return int(o.target_file_size_base * o.target_file_size_multiplier ** max(0, level - 1))
+
+    # ---------------------------------------------------------------- scoring
+    def scores(self, tree: Tree) -> list[tuple[float, int]]:
+        o = self.options
+        base, targets = self._targets(tree)
+        l0 = tree.level(0)
+        l0_free = [f for f in l0.files if not f.being_compacted]
+        out = []
+        s0 = max(len(l0_free) / o.level0_file_num_compaction_trigger,
+                 sum(f.bytes for f in l0_free) / o.max_bytes_for_level_base)
+        out.append((s0, 0))
+        for i in range(base, o.num_levels - 1):
+            if i >= len(tree.levels):
+                break
+            b = sum(f.bytes for f in tree.levels[i].files if not f.being_compacted)
+            out.append((b / targets[i], i))
+        out.sort(key=lambda x: -x[0])
+        return out
+
+    def pick(self, tree: Tree) -> Compaction | None:
+        for score, level in self.scores(tree):
+            if score < 1.0:
+                return None
+            c = self._pick_l0(tree) if level == 0 else self._pick_level(tree, level)
+            if c is not None:
+                return c
+        return None
+
+    # ---------------------------------------------------------------- L0 -> base level
+    def _pick_l0(self, tree: Tree) -> Compaction | None:
+        l0 = tree.level(0).files
+        if not l0 or not self.free(l0):
+            return None  # RocksDB runs one L0->base compaction at a time
+        base = self.base_level(tree)
+        lo, hi = _range(l0)
+        run = tree.level(base).runs[0] if tree.level(base).runs else None
+        below = run.overlapping(lo, hi) if run else []
+        if not self.free(below):
+            return None
+        trivial = (self.options.trivial_move and not below and self._disjoint(l0))
+        return Compaction(inputs=l0 + below, output_level=base, target_run=run,
+                          target_file_size=self.target_file_size(base), trivial_move=trivial,
+                          reason="L0 files", io_class="compaction_l0", start_level=0)
+
+    @staticmethod
+    def _disjoint(files: list[SSTFile]) -> bool:
+        fs = sorted(files, key=lambda f: f.min_key)
+        return all(a.max_key < b.min_key for a, b in zip(fs, fs[1:]))
+
+    # ---------------------------------------------------------------- Li -> Li+1
+    def _pick_level(self, tree: Tree, level: int) -> Compaction | None:
+        src_lvl = tree.level(level)
+        if not src_lvl.runs:
+            return None
+        src = src_lvl.runs[0]
+        out_level = level + 1
+        dst = tree.level(out_level).runs[0] if tree.level(out_level).runs else None
+        best, best_ratio, best_below = None, None, None
+        for f in src.files:
+            if f.being_compacted:
+                continue
+            below = dst.overlapping(f.min_key, f.max_key) if dst else []
+            if not self.free(below):
+                continue
+            ratio = sum(b.bytes for b in below) * 1024 / max(1, f.bytes)
+            if best_ratio is None or ratio < best_ratio:
+                best, best_ratio, best_below = f, ratio, below
+        if best is None:
+            return None
+        inputs = [best]
+        below = best_below
+        if below:
+            # expand the start level while that pulls in no further output-level file
+            lo, hi = _range(inputs + below)
+            expanded = [f for f in src.overlapping(lo, hi)]
+            if len(expanded) > 1 and self.free(expanded):
+                lo2, hi2 = _range(expanded)
+                below2 = dst.overlapping(lo2, hi2) if dst else []
+                size = sum(f.bytes for f in expanded + below2)
+                if len(below2) == len(below) and size < self.max_compaction_bytes:
+                    inputs = expanded
+        trivial = self.options.trivial_move and not below
+        return Compaction(inputs=inputs + below, output_level=out_level, target_run=dst,
+                          target_file_size=self.target_file_size(out_level), trivial_move=trivial,
+                          reason=f"L{level} size", io_class="compaction", start_level=level)
+
+    # ---------------------------------------------------------------- stalls
+    def pending_compaction_bytes(self, tree: Tree) -> float:
+        o = self.options
+        base, targets = self._targets(tree)
+        l0 = tree.level(0)
+        est = 0.0
+        to_next = 0.0
+        l0_triggered = False
+        if len(l0.files) >= o.level0_file_num_compaction_trigger or l0.bytes >= o.max_bytes_for_level_base:
+            l0_triggered = True
+            est = to_next = float(l0.bytes)
+        for i in range(base, o.num_levels - 1):
+            size = float(tree.level(i).bytes)
+            if i == base and l0_triggered:
+                est += size
+            size += to_next
+            to_next = 0.0
+            if size > targets[i]:
+                to_next = size - targets[i]
+                nxt = float(tree.level(i + 1).bytes)
+                if nxt > 0:
+                    est += to_next * (nxt / size + 1)
+        return est

@@ -1,0 +1,72 @@
+"""RocksDB universal compaction (compaction_picker_universal.cc, RocksDB 7.8).
+
+Sorted runs are ordered youngest first. Nothing happens below level0_file_num_compaction_trigger
+runs. Then, in RocksDB's order:
+1. size amplification: if (bytes of all runs but the oldest) / (bytes of the oldest) * 100 >=
+   max_size_amplification_percent, merge every run (a full compaction);
+2. size ratio: from the youngest run, keep adding the next older run while its size is at most
+   (100 + size_ratio)% of the candidate total; merge once min_merge_width..max_merge_width runs gather;
+3. otherwise, if there are still too many runs, merge the youngest (runs - trigger + 1) regardless
+   of size ratio.
+Here runs live in L0 (as with num_levels = 1) except the oldest, which lives in L1 so that its
+deletions may be dropped; the trigger count for write stalls is the number of sorted runs.
+"""
+from __future__ import annotations
+
+from ..lsm.sstable import Run
+from ..lsm.tree import Tree
+from .base import Compaction, Policy
+from .registry import register
+
+
+@register
+class Universal(Policy):
+    name = "universal"
+
+    def stall_trigger_count(self, tree: Tree) -> int:
+        return len(tree.runs())
+
+    def _compaction(self, tree: Tree, runs: list[Run], reason: str) -> Compaction:
+        oldest = tree.runs()[-1]
+        out_level = 1 if runs[-1] is oldest else 0
+        inputs = [f for r in runs for f in r.files]
+        return Compaction(inputs=inputs, output_level=out_level, target_file_size=self.options.target_file_size,
+                          reason=reason, io_class="compaction_l0", start_level=0)
+
+    def pick(self, tree: Tree) -> Compaction | None:
+        o = self.options
+        runs = tree.runs()
+        if len(runs) < o.level0_file_num_compaction_trigger:
+            return None
+        # runs currently being compacted split the candidates; RocksDB only picks free runs
+        if any(not self.free(r.files) for r in runs):
+            free_prefix = []
+            for r in runs:
+                if not self.free(r.files):
+                    break
+                free_prefix.append(r)
+            runs_free = free_prefix
+        else:
+            runs_free = runs
+            # 1. size amplification
+            older = sum(r.bytes for r in runs[:-1])
+            if runs[-1].bytes > 0 and older * 100.0 / runs[-1].bytes >= o.max_size_amplification_percent:
+                return self._compaction(tree, runs, "size amplification")
+        # 2. size ratio
+        for start in range(len(runs_free)):
+            cand = [runs_free[start]]
+            total = float(runs_free[start].bytes)
+            for r in runs_free[start + 1:]:
+                if len(cand) >= o.max_merge_width or r.bytes > total * (100.0 + o.size_ratio) / 100.0:
+                    break
+                cand.append(r)
+                total += r.bytes
+            if len(cand) >= o.min_merge_width:
+                return self._compaction(tree, cand, "size ratio")
+        # 3. too many sorted runs: merge the youngest ones
+        excess = len(runs) - o.level0_file_num_compaction_trigger + 1
+        if excess >= 2 and len(runs_free) >= 2:
+            cand = runs_free[:min(excess, o.max_merge_width, len(runs_free))]
+            if len(cand) >= 2:
+                return self._compaction(tree, cand, "sorted run count")
+        return None

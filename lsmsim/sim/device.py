@@ -1,0 +1,68 @@
+"""The device interface and the simple bandwidth/latency model.
+
+Every flow's I/O is converted to *device seconds*: the time the device is busy serving it, so that
+read/write interference follows from one shared capacity of 1 device-second per second.
+Sequential bytes cost bytes/bandwidth; a random block read costs 1/max_read_iops (the device's
+internal parallelism is what lets it reach that IOPS). A synchronous random read waits
+read_latency inflated by queueing, 1/(1 - utilisation) (M/M/1 response time). The SSD model
+(`lsmsim.ssd`) replaces this class behind the same interface and adds GC.
+"""
+from __future__ import annotations
+
+import abc
+
+
+class Device(abc.ABC):
+    """What the kernel asks of a device."""
+
+    def __init__(self):
+        self.host_read_bytes = 0.0
+        self.host_write_bytes = 0.0
+        self.random_reads = 0.0
+        self.busy_seconds = 0.0
+
+    @abc.abstractmethod
+    def seconds(self, read_bytes: float, write_bytes: float, random_reads: float) -> float:
+        """Device-busy seconds to serve this much I/O."""
+
+    @abc.abstractmethod
+    def read_latency(self, utilization: float) -> float:
+        """Latency of one synchronous random block read at this device utilisation."""
+
+    def account(self, read_bytes: float, write_bytes: float, random_reads: float, block_size: float) -> None:
+        """Record I/O served (the FTL model also maps writes to flash here)."""
+        self.host_read_bytes += read_bytes + random_reads * block_size
+        self.host_write_bytes += write_bytes
+        self.random_reads += random_reads
+        self.busy_seconds += self.seconds(read_bytes, write_bytes, random_reads)
+
+    def file_written(self, file_id: int, nbytes: int) -> None:
+        """A file was written (the FTL model places its pages)."""
+
+    def file_deleted(self, file_id: int, nbytes: int) -> None:
+        """A file was deleted (the FTL model TRIMs it)."""
+
+    def stats(self) -> dict:
+        return {"device_host_read_bytes": self.host_read_bytes, "device_host_write_bytes": self.host_write_bytes,
+                "device_random_reads": self.random_reads, "device_busy_s": self.busy_seconds}
+
+
+class SimpleDevice(Device):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        self._r = 1.0 / cfg.read_bandwidth
+        self._w = 1.0 / cfg.write_bandwidth
+        self._iops = 1.0 / cfg.max_read_iops
+
+    def seconds(self, read_bytes, write_bytes, random_reads):
+        return read_bytes * self._r + write_bytes * self._w + random_reads * self._iops
+
+    def read_latency(self, utilization):
+        return self.cfg.read_latency / max(0.02, 1.0 - utilization)
+
+
+def make_device(cfg) -> Device:
+    if cfg.model == "simple":
+        return SimpleDevice(cfg)
+    raise ValueError(f"unknown device model {cfg.model!r}")

@@ -1,0 +1,499 @@
+"""The simulation kernel: SimPy drives background events; the foreground is a fluid in between.
+
+Between two events the tree and the set of running jobs are constant, so every flow's rate is
+constant: the kernel solves the sharing problem (`sharing.solve`), finds the earliest next event
+(a job finishing, the memtable filling, a phase ending, a metric sample), advances every flow to it
+in closed form, then handles the event. The number of steps grows with flushes and compactions,
+not with operations (DESIGN.md "Time"). In op mode (`sim.mode: op`) each client thread is a SimPy
+process that executes one operation per event, using the same costs and sharing; tests check that
+both modes agree.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import simpy
+
+from ..config import Config, PhaseConfig
+from ..errors import InvariantError
+from ..lsm.costs import CostTable, build_costs
+from ..lsm.sstable import Samples
+from ..lsm.tree import Tree
+from ..policies import Compaction, make_policy
+from ..workloads.generator import WriteStream, sampler_for
+from ..workloads.presets import resolve_phases
+from .device import make_device
+from .jobs import Job, merge_inputs
+from .recorder import Recorder
+from .sharing import Flow, solve
+
+READ_OPS = ("get", "get_empty", "short_scan", "long_scan")
+OPS = ("write",) + READ_OPS
+
+
+@dataclass(eq=False)
+class Group:
+    """Foreground threads of one kind: `clients` run the whole mix (closed loop), `writers` a
+    fixed-rate write stream, `queries` the read part (closed loop or open arrivals)."""
+    name: str
+    threads: int
+    shares: dict[str, float]
+    target: float = math.inf      # ops/s cap: a fixed write rate, or an arrival rate
+    open: bool = False
+    backlog: float = 0.0          # open-loop requests waiting (fluid)
+    flow: Flow | None = None
+    per_op: dict[str, float] = field(default_factory=dict)  # latency per op type in this step
+
+
+class Simulation:
+    """One run: config in, `Result` out (see `lsmsim.api.run`)."""
+
+    def __init__(self, cfg: Config, progress=None):
+        self.cfg = cfg
+        self.env = simpy.Environment()
+        self.rng = np.random.default_rng(cfg.seed)
+        lsm, w = cfg.lsm, cfg.workload
+        self.tree = Tree(w.key_size, lsm.entry_overhead, lsm.entries_per_sample, lsm.memtable_entry_overhead)
+        self.policy = make_policy(cfg.policy, lsm)
+        self.device = make_device(cfg.device)
+        self.phases = resolve_phases(w)
+        self.rec = Recorder(self)
+        self.progress = progress
+        self.io_rank = {c: i for i, c in enumerate(cfg.machine.io_priority)}
+        self.jobs: list[Job] = []
+        self._job_id = 0
+        self.seq = 1                 # next sequence number
+        self.inserts = 0             # writes issued (cursor for sequential/latest keys)
+        self.write_carry = 0.0
+        self.ops = {op: 0.0 for op in OPS}
+        self.user_bytes = 0.0
+        self.flush_bytes = 0.0
+        self.compaction_read_bytes = 0.0
+        self.compaction_write_bytes = 0.0
+        self.wal_bytes = 0.0
+        self.stop_time = 0.0
+        self.slowdown_time = 0.0
+        self.cpu_busy = {"flush": 0.0, "compaction": 0.0, "foreground": 0.0}
+        self.phase_index = -1
+        self.phase: PhaseConfig | None = None
+        self.phase_ops = 0.0
+        self.phase_start = 0.0
+        self.finished_phases = False
+        self._costs: CostTable | None = None
+        self._costs_version = -1
+        self._pending_cache = (-1, 0.0)
+        self._wake: simpy.Event | None = None
+        self.stall = "none"
+        self.util = 0.0
+        self.measured_time = 0.0
+        self.peak_space = 0.0
+
+    # ================================================================== entry point
+    def run(self):
+        self._next_phase()
+        self.env.process(self._fluid_loop())
+        self.env.run()
+        if self.cfg.sim.check_invariants:
+            self.tree.check_invariants()
+        return self.rec.result()
+
+    # ================================================================== phases
+    def _next_phase(self) -> None:
+        self.phase_index += 1
+        if self.phase_index >= len(self.phases):
+            self.phase = None
+            self.finished_phases = True
+            if self.cfg.sim.flush_at_end and self.tree.memtable.entries:
+                self.tree.rotate_memtable()
+            return
+        p = self.phases[self.phase_index]
+        self.phase = p
+        self.phase_ops = 0.0
+        self.phase_start = self.env.now
+        w = self.cfg.workload
+        self.writes = WriteStream(p, w.num, w.value_size, self.cfg.lsm.entries_per_sample, self.rng)
+        self.hot_fraction = sampler_for(p, w.num).hot_fraction
+        self._costs_version = -1
+        self.groups = self._groups(p)
+        if self.progress is not None:
+            self.progress.set_description(p.name or f"phase {self.phase_index + 1}")
+
+    def _groups(self, p: PhaseConfig) -> list[Group]:
+        mix = p.mix
+        total = mix.writes() + mix.reads()
+        reads = {op: getattr(mix, op) for op in READ_OPS if getattr(mix, op) > 0}
+        wfrac = mix.writes() / total
+        groups = []
+        bytes_per_write = self._user_bytes_per_write()
+        if p.writers.mode == "closed":
+            shares = {"write": wfrac} if wfrac > 0 else {}
+            if p.queries.mode == "with_writers":
+                shares.update({op: v / total for op, v in reads.items()})
+            else:
+                shares = {"write": 1.0} if wfrac > 0 else {}
+            if shares:
+                s = sum(shares.values())
+                groups.append(Group("clients", p.writers.threads, {k: v / s for k, v in shares.items()}))
+        elif wfrac > 0:
+            groups.append(Group("writers", 1, {"write": 1.0}, target=p.writers.rate / bytes_per_write))
+        if reads and p.queries.mode != "with_writers":
+            r = sum(reads.values())
+            g = Group("queries", p.queries.threads, {op: v / r for op, v in reads.items()})
+            if p.queries.mode == "open":
+                g.open = True
+                g.target = p.queries.arrival_rate
+            groups.append(g)
+        return groups
+
+    def _user_bytes_per_write(self) -> float:
+        w = self.cfg.workload
+        p_del = self.writes.p_delete if self.phase else 0.0
+        return w.key_size + w.value_size * (1 - p_del)
+
+    def _memtable_bytes_per_write(self) -> float:
+        w = self.cfg.workload
+        p_del = self.writes.p_delete
+        return w.key_size + self.cfg.lsm.memtable_entry_overhead + w.value_size * (1 - p_del)
+
+    # ================================================================== state queries
+    def costs(self) -> CostTable:
+        if self._costs_version != self.tree.version:
+            p = self.phase or self.phases[-1]
+            self._costs = build_costs(self.tree, self.cfg.lsm, self.cfg.lsm.cpu, self.hot_fraction,
+                                      p.scan_length, p.short_scan_length)
+            self._costs_version = self.tree.version
+        return self._costs
+
+    def pending_compaction_bytes(self) -> float:
+        v, b = self._pending_cache
+        if v != self.tree.version:
+            b = self.policy.pending_compaction_bytes(self.tree)
+            self._pending_cache = (self.tree.version, b)
+        return b
+
+    def memtable_full(self) -> bool:
+        return self.tree.memtable.bytes >= self.cfg.lsm.write_buffer_size
+
+    def _stall_state(self) -> str:
+        lsm = self.cfg.lsm
+        trig = self.policy.stall_trigger_count(self.tree)
+        pending = self.pending_compaction_bytes()
+        if self.memtable_full() and len(self.tree.immutables) >= lsm.max_write_buffer_number - 1:
+            return "stop"
+        if trig >= lsm.level0_stop_writes_trigger or pending >= lsm.hard_pending_compaction_bytes_limit:
+            return "stop"
+        if trig >= lsm.level0_slowdown_writes_trigger or pending >= lsm.soft_pending_compaction_bytes_limit:
+            return "slowdown"
+        return "none"
+
+    # ================================================================== background work
+    def _threads_busy(self, kind: str) -> int:
+        return sum(1 for j in self.jobs if j.kind == kind)
+
+    def _new_job(self, **kw) -> Job:
+        self._job_id += 1
+        job = Job(id=self._job_id, start=self.env.now, **kw)
+        job.dev = self.device.seconds(job.read_bytes, job.write_bytes, 0.0)
+        return job
+
+    def _start_background(self) -> None:
+        m, lsm = self.cfg.machine, self.cfg.lsm
+        # memtable rotation (RocksDB switches memtables when one fills and a slot is free)
+        if self.memtable_full() and len(self.tree.immutables) < lsm.max_write_buffer_number - 1:
+            self.tree.rotate_memtable()
+        flushing = {id(j.memtable) for j in self.jobs if j.kind == "flush"}
+        for imm in list(self.tree.immutables):
+            if id(imm) in flushing:
+                continue
+            if self._threads_busy("flush") >= m.threads.flush:
+                break
+            samples = imm.flush_samples()
+            files = self.tree.build_files(samples, 0, None, self.env.now)
+            out_bytes = sum(f.bytes for f in files)
+            job = self._new_job(kind="flush", io_class="flush", cpu=imm.entries * lsm.cpu.flush_per_entry,
+                                read_bytes=0.0, write_bytes=out_bytes, outputs=files, memtable=imm,
+                                entries_in=imm.entries, entries_out=sum(f.entries for f in files))
+            self.jobs.append(job)
+            flushing.add(id(imm))
+        while self._threads_busy("compaction") < m.threads.compaction:
+            c = self.policy.pick(self.tree)
+            if c is None:
+                break
+            self._validate(c)
+            if c.trivial_move:
+                self._trivial_move(c)
+                continue
+            self._start_compaction(c)
+
+    def _validate(self, c: Compaction) -> None:
+        if not c.inputs:
+            raise InvariantError(f"policy {self.policy.name} returned a compaction without inputs")
+        live = {f.id for f in self.tree.files()}
+        for f in c.inputs:
+            if f.being_compacted:
+                raise InvariantError(f"policy {self.policy.name} picked {f}, which is already being compacted")
+            if f.id not in live:
+                raise InvariantError(f"policy {self.policy.name} picked {f}, which is not in the tree")
+        if c.target_run is not None and c.target_run not in self.tree.level(c.output_level).runs:
+            raise InvariantError(f"target run {c.target_run} is not in L{c.output_level}")
+
+    def _trivial_move(self, c: Compaction) -> None:
+        self.tree.install(c.inputs, list(c.inputs), c.output_level, c.target_run)
+        self.rec.compaction_row(kind="trivial_move", c=c, start=self.env.now, read=0, written=0,
+                                entries_in=sum(f.entries for f in c.inputs), entries_out=sum(f.entries for f in c.inputs))
+        self.policy.on_compaction_done(self.tree, c)
+
+    def _start_compaction(self, c: Compaction) -> None:
+        lsm = self.cfg.lsm
+        for f in c.inputs:
+            f.being_compacted = True
+        merged, _ = merge_inputs(self.tree, c)
+        outputs = self.tree.build_files(merged, c.output_level, c.target_file_size, self.env.now)
+        if c.target_run is not None:
+            gone = {f.id for f in c.inputs}
+            for o in outputs:
+                for f in c.target_run.overlapping(o.min_key, o.max_key):
+                    if f.id not in gone:
+                        raise InvariantError(f"compaction output {o} overlaps {f} of its target run")
+        bytes_in = sum(f.bytes for f in c.inputs)
+        entries_in = sum(f.entries for f in c.inputs)
+        cpu = entries_in * lsm.cpu.merge_per_entry + bytes_in * lsm.cpu.merge_per_byte
+        job = self._new_job(kind="compaction", io_class=c.io_class, cpu=cpu, read_bytes=float(bytes_in),
+                            write_bytes=float(sum(f.bytes for f in outputs)), outputs=outputs,
+                            inputs=list(c.inputs), compaction=c, entries_in=entries_in,
+                            entries_out=sum(f.entries for f in outputs))
+        self.jobs.append(job)
+
+    def _finish(self, job: Job) -> None:
+        self.jobs.remove(job)
+        for f in job.outputs:
+            self.device.file_written(f.id, f.bytes)
+        if job.kind == "flush":
+            run = self.tree.add_flushed(job.memtable, job.outputs)
+            self.flush_bytes += job.write_bytes
+            self.rec.flush_row(job, self.env.now)
+            self.policy.on_flush(self.tree, run)
+        else:
+            c = job.compaction
+            for f in c.inputs:
+                f.being_compacted = False
+            self.tree.install(c.inputs, job.outputs, c.output_level, c.target_run)
+            for f in c.inputs:
+                self.device.file_deleted(f.id, f.bytes)
+            self.compaction_read_bytes += job.read_bytes
+            self.compaction_write_bytes += job.write_bytes
+            self.rec.compaction_row(kind="compaction", c=c, start=job.start, read=job.read_bytes,
+                                    written=job.write_bytes, entries_in=job.entries_in, entries_out=job.entries_out)
+            self.policy.on_compaction_done(self.tree, c)
+        if self.cfg.sim.check_invariants:
+            self.tree.check_invariants()
+
+    # ================================================================== rates
+    def _solve(self) -> None:
+        """Build flows for jobs and foreground groups and let the solver share CPU and device."""
+        cfg = self.cfg
+        lsm, dev = cfg.lsm, self.device
+        flows = []
+        for j in self.jobs:
+            cls = self.io_rank.get(j.io_class, self.io_rank.get("compaction"))
+            j.flow = Flow(f"job{j.id}", cls, 1, j.cpu, j.dev)
+            flows.append(j.flow)
+        self.stall = self._stall_state() if self.phase is not None else "none"
+        if self.phase is not None:
+            costs = self.costs()
+            wb = self._user_bytes_per_write()
+            wal = dev.seconds(0.0, wb, 0.0) if lsm.wal else 0.0
+            fg = self.io_rank["foreground"]
+            for g in self.groups:
+                cpu = sum(s * costs.of(op).cpu for op, s in g.shares.items())
+                reads = sum(s * costs.of(op).reads for op, s in g.shares.items())
+                sync = sum(s * costs.of(op).sync_reads for op, s in g.shares.items())
+                dsec = dev.seconds(0.0, 0.0, reads) + g.shares.get("write", 0.0) * wal
+                cap = g.target if (not g.open or g.backlog <= 0) else math.inf
+                wshare = g.shares.get("write", 0.0)
+                if wshare > 0:
+                    if self.stall == "stop":
+                        cap = 0.0
+                    elif self.stall == "slowdown":
+                        cap = min(cap, lsm.delayed_write_rate / wb / wshare)
+                g.flow = Flow(g.name, fg, g.threads, cpu * g.threads, dsec, sync=0.0, cap=cap)
+                g.sync_reads = sync
+                g.cpu_per_op = cpu
+                flows.append(g.flow)
+        m = cfg.machine
+        util = self.util
+        for _ in range(2):  # sync read latency depends on utilisation: settle it
+            lat = dev.read_latency(util)
+            for g in getattr(self, "groups", []) if self.phase is not None else []:
+                g.flow.sync = g.sync_reads * lat
+                # flow.cpu is per unit for the whole flow: one op costs cpu on one thread
+                g.flow.cpu = g.cpu_per_op * g.flow.threads
+            util = solve(flows, m.cores, m.context_switch_overhead)
+        self.util = util
+        self.read_latency = dev.read_latency(util)
+        # a flow's unit for foreground groups is one op per thread: convert
+        if self.phase is not None:
+            for g in self.groups:
+                f = g.flow
+                g.rate = f.rate
+                share = max(f.cpu_share, 1e-12)
+                for op in g.shares:
+                    c = self.costs().of(op)
+                    g.per_op[op] = c.cpu / share + c.sync_reads * self.read_latency
+        for j in self.jobs:
+            j.rate = j.flow.rate
+
+    # ================================================================== fluid loop
+    def _horizon(self) -> tuple[float, str]:
+        now = self.env.now
+        t, why = self.cfg.sim.max_time - now, "max_time"
+        for j in self.jobs:
+            if j.rate > 0:
+                d = (1.0 - j.progress) / j.rate
+                if d < t:
+                    t, why = d, "job"
+        if self.phase is not None:
+            w = self._write_rate()
+            if w > 0 and not self.memtable_full():
+                need = math.ceil((self.cfg.lsm.write_buffer_size - self.tree.memtable.bytes)
+                                 / self._memtable_bytes_per_write() - 1e-9)
+                d = max(need - self.write_carry, 0.0) / w
+                if d < t:
+                    t, why = d, "memtable"
+            p = self.phase
+            if p.operations is not None:
+                r = sum(g.rate for g in self.groups)
+                if r > 0:
+                    d = (p.operations - self.phase_ops) / r
+                    if d < t:
+                        t, why = d, "phase_ops"
+            if p.duration is not None:
+                d = self.phase_start + p.duration - now
+                if d < t:
+                    t, why = d, "phase_time"
+        d = self.rec.next_sample - now
+        if d < t:
+            t, why = d, "sample"
+        return max(t, 0.0), why
+
+    def _write_rate(self) -> float:
+        return sum(g.rate * g.shares.get("write", 0.0) for g in self.groups) if self.phase is not None else 0.0
+
+    def _advance(self, dt: float) -> None:
+        if dt <= 0:
+            return
+        lsm = self.cfg.lsm
+        for j in self.jobs:
+            dp = min(j.rate * dt, 1.0 - j.progress)
+            if j.rate * dt >= 1.0 - j.progress - 1e-9:
+                dp = 1.0 - j.progress
+            j.progress += dp
+            self.device.account(j.read_bytes * dp, j.write_bytes * dp, 0.0, lsm.block_size)
+            key = "flush" if j.kind == "flush" else "compaction"
+            self.cpu_busy[key] += j.cpu * dp
+        if self.phase is not None:
+            costs = self.costs()
+            n_total = 0.0
+            for g in self.groups:
+                n = g.rate * dt
+                if g.open:
+                    g.backlog = max(0.0, g.backlog + (g.target - g.rate) * dt)
+                n_total += n
+                reads = 0.0
+                for op, s in g.shares.items():
+                    k = n * s
+                    self.ops[op] += k
+                    if op != "write":
+                        c = costs.of(op)
+                        reads += k * c.reads
+                        self._warm(c.run_blocks, k)
+                    self.rec.latency_mass(op, g.per_op.get(op, 0.0), k)
+                self.cpu_busy["foreground"] += n * g.cpu_per_op
+                self.device.account(0.0, 0.0, reads, lsm.block_size)
+            self._apply_writes(self._write_rate() * dt)
+            self.phase_ops += n_total
+            if self.phase.measure:
+                self.measured_time += dt
+            if self.stall == "stop" and any("write" in g.shares for g in self.groups):
+                self.stop_time += dt
+            elif self.stall == "slowdown":
+                self.slowdown_time += dt
+        space = self.tree.bytes + sum(j.progress * j.write_bytes for j in self.jobs if j.kind == "compaction")
+        self.peak_space = max(self.peak_space, space)
+
+    def _warm(self, run_blocks, n_ops: float) -> None:
+        """Credit data-block reads to files for the block-cache warm-up model."""
+        if run_blocks is None or n_ops <= 0:
+            return
+        for run, b in zip(self.tree.runs(), run_blocks):
+            if b <= 0:
+                continue
+            total = run.bytes
+            for f in run.files:
+                f.block_reads += n_ops * b * f.bytes / total
+
+    def _apply_writes(self, n_float: float) -> None:
+        x = n_float + self.write_carry
+        n = int(math.floor(x + 1e-6))
+        self.write_carry = max(0.0, x - n)
+        if n <= 0:
+            return
+        self.write_ops(n)
+
+    def write_ops(self, n: int) -> None:
+        """Insert n writes into the active memtable (fluid and op modes both end here)."""
+        samples, value_bytes, _ = self.writes.draw(n, self.seq, self.inserts)
+        self.seq += n
+        self.inserts += n
+        self.tree.memtable.add(n, value_bytes, samples)
+        ub = n * self.cfg.workload.key_size + value_bytes
+        self.user_bytes += ub
+        if self.cfg.lsm.wal:
+            self.wal_bytes += ub
+            self.device.account(0.0, ub, 0.0, self.cfg.lsm.block_size)
+
+    def _done(self) -> bool:
+        if not self.finished_phases:
+            return False
+        if not self.cfg.sim.drain:
+            return True
+        return not self.jobs and not self.tree.immutables and self.policy.pick(self.tree) is None
+
+    def _fluid_loop(self):
+        max_time = self.cfg.sim.max_time
+        while True:
+            self._start_background()
+            if self._done():
+                break
+            self._solve()
+            dt, why = self._horizon()
+            if dt == 0 and why == "max_time":
+                break
+            if dt == math.inf or (dt <= 0 and why in ("max_time",)):
+                break
+            t0 = self.env.now
+            if dt > 0:
+                self._wake = self.env.event()
+                yield self.env.timeout(dt) | self._wake
+            self._advance(self.env.now - t0)
+            self._handle_events()
+            if self.progress is not None:
+                self.progress.update_to(self)
+            if self.env.now >= max_time - 1e-12:
+                break
+        self.rec.sample(force=True)
+
+    def _handle_events(self) -> None:
+        for j in [j for j in self.jobs if j.done]:
+            self._finish(j)
+        if self.phase is not None:
+            p = self.phase
+            if (p.operations is not None and self.phase_ops >= p.operations - 1e-6) or \
+               (p.duration is not None and self.env.now >= self.phase_start + p.duration - 1e-12):
+                self._next_phase()
+        self.rec.maybe_sample()
+        if self.phase is None and not self.jobs and not self.tree.immutables:
+            # idle: nothing can wake us but a compaction the policy still wants
+            pass

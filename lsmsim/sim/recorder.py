@@ -1,0 +1,201 @@
+"""Metrics: time series samples, one row per flush/compaction, latency histograms, the summary."""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import numpy as np
+import pandas as pd
+
+from ..lsm.merge import dedup_versions, kway_merge
+from ..lsm.sstable import Samples
+from . import queueing
+
+# latency histogram: log-spaced bins from 10 ns to 1000 s, 0.5% wide
+_LAT_LO, _LAT_HI, _LAT_BINS = -8.0, 3.0, 5000
+_EDGES = np.logspace(_LAT_LO, _LAT_HI, _LAT_BINS + 1)
+_MIDS = np.sqrt(_EDGES[:-1] * _EDGES[1:])
+PERCENTILES = (("p50", 50), ("p90", 90), ("p99", 99), ("p999", 99.9))
+
+
+class LatencyHistogram:
+    """Weighted latency mass in log bins: percentiles within 0.5%, constant memory."""
+
+    def __init__(self):
+        self.w = np.zeros(_LAT_BINS)
+        self.total = 0.0
+        self.sum = 0.0
+        self.max = 0.0
+
+    def add(self, latency: float, count: float) -> None:
+        if count <= 0 or not math.isfinite(latency):
+            return
+        i = int((math.log10(max(latency, 1e-8)) - _LAT_LO) / (_LAT_HI - _LAT_LO) * _LAT_BINS)
+        self.w[min(max(i, 0), _LAT_BINS - 1)] += count
+        self.total += count
+        self.sum += latency * count
+        self.max = max(self.max, latency)
+
+    def add_many(self, lat: np.ndarray) -> None:
+        lat = lat[np.isfinite(lat)]
+        if lat.size == 0:
+            return
+        i = ((np.log10(np.maximum(lat, 1e-8)) - _LAT_LO) / (_LAT_HI - _LAT_LO) * _LAT_BINS).astype(int)
+        np.add.at(self.w, np.clip(i, 0, _LAT_BINS - 1), 1.0)
+        self.total += lat.size
+        self.sum += float(lat.sum())
+        self.max = max(self.max, float(lat.max()))
+
+    def percentile(self, q: float) -> float:
+        if self.total <= 0:
+            return float("nan")
+        c = np.cumsum(self.w)
+        return float(_MIDS[min(int(np.searchsorted(c, q / 100.0 * self.total)), _LAT_BINS - 1)])
+
+    def row(self) -> dict:
+        out = {"count": self.total, "mean_s": self.sum / self.total if self.total else float("nan")}
+        out.update({f"{name}_s": self.percentile(q) for name, q in PERCENTILES})
+        out["max_s"] = self.max if self.total else float("nan")
+        return out
+
+
+class Recorder:
+    def __init__(self, sim):
+        self.sim = sim
+        self.interval = sim.cfg.sim.sample_interval
+        self.next_sample = 0.0
+        self.rows: list[dict] = []
+        self.jobs: list[dict] = []
+        self.hist: dict[str, LatencyHistogram] = defaultdict(LatencyHistogram)
+        self.open_segments: list[tuple] = []   # (t0, t1, mean service s, servers, arrival rate)
+        self._last = None
+
+    # ------------------------------------------------------------------ during the run
+    def latency_mass(self, op: str, latency: float, count: float) -> None:
+        if self.sim.phase is not None and self.sim.phase.measure:
+            self.hist[op].add(latency, count)
+
+    def open_segment(self, t0: float, t1: float, service: float, servers: int, rate: float) -> None:
+        self.open_segments.append((t0, t1, service, servers, rate))
+
+    def flush_row(self, job, now: float) -> None:
+        self.jobs.append({"id": job.id, "kind": "flush", "reason": "memtable full", "start": job.start, "end": now,
+                          "start_level": -1, "output_level": 0, "input_files": 0, "output_files": len(job.outputs),
+                          "read_bytes": 0.0, "write_bytes": job.write_bytes, "input_entries": job.entries_in,
+                          "output_entries": job.entries_out})
+
+    def compaction_row(self, kind, c, start, read, written, entries_in, entries_out) -> None:
+        self.jobs.append({"id": len(self.jobs) + 1_000_000 if kind == "trivial_move" else None, "kind": kind,
+                          "reason": c.reason, "start": start, "end": self.sim.env.now, "start_level": c.start_level,
+                          "output_level": c.output_level, "input_files": len(c.inputs), "output_files": None,
+                          "read_bytes": float(read), "write_bytes": float(written), "input_entries": entries_in,
+                          "output_entries": entries_out})
+
+    def maybe_sample(self) -> None:
+        while self.sim.env.now >= self.next_sample - 1e-9:
+            self.sample()
+            self.next_sample += self.interval
+
+    def sample(self, force: bool = False) -> None:
+        s = self.sim
+        now = s.env.now
+        if force and self.rows and self.rows[-1]["time"] >= now - 1e-12:
+            return
+        cur = {"ops": dict(s.ops), "cpu": sum(s.cpu_busy.values()), "dev": s.device.busy_seconds,
+               "user": s.user_bytes, "time": now}
+        last = self._last or {"ops": {k: 0.0 for k in s.ops}, "cpu": 0.0, "dev": 0.0, "user": 0.0, "time": 0.0}
+        dt = max(now - last["time"], 1e-12)
+        row = {"time": now, "phase": s.phase.name if s.phase else "(drain)"}
+        for op in s.ops:
+            row[f"{op}_ops_per_s"] = (cur["ops"][op] - last["ops"][op]) / dt if now > last["time"] else 0.0
+        row["write_mb_per_s"] = (cur["user"] - last["user"]) / dt / 1e6 if now > last["time"] else 0.0
+        row["cpu_util"] = (cur["cpu"] - last["cpu"]) / dt / s.cfg.machine.cores if now > last["time"] else 0.0
+        row["device_util"] = (cur["dev"] - last["dev"]) / dt if now > last["time"] else 0.0
+        for lvl in range(max(len(s.tree.levels), 7)):
+            L = s.tree.levels[lvl] if lvl < len(s.tree.levels) else None
+            row[f"runs_L{lvl}"] = len(L.runs) if L else 0
+            row[f"files_L{lvl}"] = len(L.files) if L else 0
+            row[f"bytes_L{lvl}"] = L.bytes if L else 0
+        row["sorted_runs"] = len(s.tree.runs())
+        row["memtable_bytes"] = s.tree.memtable.bytes
+        row["immutable_memtables"] = len(s.tree.immutables)
+        row["running_compactions"] = sum(1 for j in s.jobs if j.kind == "compaction")
+        row["pending_compaction_bytes"] = s.pending_compaction_bytes()
+        row["stall"] = s.stall
+        row["user_bytes"] = s.user_bytes
+        row["flush_bytes"] = s.flush_bytes
+        row["compaction_write_bytes"] = s.compaction_write_bytes
+        row["write_amp"] = (s.flush_bytes + s.compaction_write_bytes) / s.user_bytes if s.user_bytes else 0.0
+        row["space_bytes"] = s.tree.bytes
+        self.rows.append(row)
+        self._last = cur
+
+    # ------------------------------------------------------------------ at the end
+    def _logical_bytes(self) -> tuple[float, int]:
+        """Live user bytes (key + value of the newest non-deleted version of each key)."""
+        s = self.sim
+        tree = s.tree
+        parts = [r.samples() for r in tree.runs()]
+        mem = [m.samples() for m in [tree.memtable] + tree.immutables]
+        mem = [m for m in mem if len(m)]
+        if mem:
+            m = Samples.concat(mem)
+            parts.insert(0, Samples(*dedup_versions(m.keys, m.seqs, m.vlens, m.tombs)))
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return 0.0, 0
+        offsets = np.zeros(len(parts) + 1, np.int64)
+        offsets[1:] = np.cumsum([len(p) for p in parts])
+        a = Samples.concat(parts)
+        k, _, v, _ = kway_merge(a.keys, a.seqs, a.vlens, a.tombs, offsets, True)
+        eps = tree.eps
+        return float((v.astype(np.float64).sum() + k.shape[0] * tree.key_size) * eps), int(k.shape[0]) * eps
+
+    def _open_loop_latency(self) -> None:
+        """Queueing latency of open-loop arrivals: an exact FCFS multi-server recursion over Poisson
+        arrivals against the piecewise-constant service time of the fluid (queueing.py)."""
+        segs = self.open_segments
+        if not segs:
+            return
+        cfg = self.sim.cfg
+        q = next((p.queries for p in self.sim.phases if p.queries.mode == "open"), None)
+        rng = np.random.default_rng([cfg.seed, 7])
+        seg_t = np.array([x[0] for x in segs])
+        t_end = segs[-1][1]
+        if q is not None and q.arrival == "bursty":
+            rates = []
+            for (t0, t1, _, _, lam) in segs:
+                rates.append(lam)
+            bt, br = queueing.bursty_rates(1.0, q.burst_factor, q.burst_period, q.burst_duty, t_end)
+            # modulate each segment's base rate by the burst pattern
+            grid = np.union1d(seg_t, bt)
+            base = np.array(rates)[np.searchsorted(seg_t, grid, side="right") - 1]
+            mod = br[np.searchsorted(bt, grid, side="right") - 1]
+            seg_r_t, seg_r = grid, base * mod
+        else:
+            seg_r_t, seg_r = seg_t, np.array([x[4] for x in segs])
+        arrivals = queueing.poisson_arrivals(rng, seg_r_t, seg_r, t_end)
+        if arrivals.size == 0:
+            return
+        service = np.array([x[2] for x in segs])
+        servers = int(segs[0][3])
+        u = rng.random(arrivals.size)
+        start, finish = queueing.fcfs_multiserver(arrivals, seg_t, service, servers, u)
+        lat = finish - arrivals
+        self.hist["query"].add_many(lat)
+        keep = min(cfg.sim.latency_samples, lat.size)
+        idx = np.sort(rng.choice(lat.size, keep, replace=False)) if keep < lat.size else np.arange(lat.size)
+        self.request_samples = pd.DataFrame({"arrival": arrivals[idx], "start": start[idx], "latency_s": lat[idx]})
+
+    def result(self):
+        from ..result import Result, build_summary
+        self._open_loop_latency()
+        logical_bytes, live_entries = self._logical_bytes()
+        timeseries = pd.DataFrame(self.rows)
+        compactions = pd.DataFrame(self.jobs)
+        if len(compactions):
+            compactions["id"] = range(1, len(compactions) + 1)
+        latency = pd.DataFrame([{"op": op, **h.row()} for op, h in sorted(self.hist.items()) if h.total > 0])
+        summary = build_summary(self.sim, logical_bytes, live_entries, latency, compactions)
+        return Result(summary=summary, timeseries=timeseries, compactions=compactions, latency=latency,
+                      requests=getattr(self, "request_samples", pd.DataFrame()), config=self.sim.cfg)

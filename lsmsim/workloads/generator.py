@@ -1,0 +1,66 @@
+"""Write streams: the samples a batch of write operations adds to the memtable.
+
+Keys come from the phase's key distribution (`keys.py`). Only keys whose hash falls in 1/e of the
+hash space are kept as samples (e = entries_per_sample): sampling by key, not by operation, keeps all
+versions of a sampled key, so deduplication and overlap measured on samples are unbiased for the
+full key set. Sequence numbers count every real write, so sampled seqnos keep their real order.
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ..config import PhaseConfig
+from ..lsm.sstable import Samples
+from .keys import KeySampler, make_sampler
+
+
+@numba.njit(cache=True)
+def splitmix64(x):
+    """SplitMix64 finaliser (Steele et al., OOPSLA'14): a fast, well-mixed 64-bit hash."""
+    out = np.empty(x.shape[0], np.uint64)
+    for i in range(x.shape[0]):
+        z = x[i] + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        out[i] = z ^ (z >> np.uint64(31))
+    return out
+
+
+def sampled(keys: np.ndarray, eps: int) -> np.ndarray:
+    """Boolean mask of the keys that are samples (all of them when eps == 1)."""
+    if eps == 1:
+        return np.ones(keys.shape[0], bool)
+    return splitmix64(keys) % np.uint64(eps) == 0
+
+
+def sampler_for(phase: PhaseConfig, num: int) -> KeySampler:
+    k = phase.keys
+    params = {"zipfian": {"theta": k.theta}, "latest": {"theta": k.theta},
+              "normal": {"mean": k.mean, "stddev": k.stddev}}.get(k.distribution, {})
+    return make_sampler(k.distribution, num, **params)
+
+
+class WriteStream:
+    """Draws batches of writes for one phase and turns them into memtable samples."""
+
+    def __init__(self, phase: PhaseConfig, num: int, value_size: int, eps: int, rng: np.random.Generator):
+        self.sampler = sampler_for(phase, num)
+        mix = phase.mix
+        w = mix.writes()
+        self.p_delete = mix.delete / w if w > 0 else 0.0
+        self.value_size = value_size
+        self.eps = eps
+        self.rng = rng
+
+    def draw(self, n: int, first_seq: int, cursor: int) -> tuple[Samples, float, int]:
+        """n writes with seqnos first_seq.. ; returns (samples, total value bytes, deletes)."""
+        keys = self.sampler.draw(self.rng, n, cursor)
+        tomb = (self.rng.random(n) < self.p_delete) if self.p_delete > 0 else np.zeros(n, bool)
+        deletes = int(tomb.sum())
+        value_bytes = float((n - deletes) * self.value_size)
+        keep = sampled(keys, self.eps)
+        seqs = np.arange(first_seq, first_seq + n, dtype=np.uint64)[keep]
+        t = tomb[keep]
+        vl = np.where(t, 0, self.value_size).astype(np.uint32)
+        return Samples(keys[keep].astype(np.uint64), seqs, vl, t.astype(np.uint8)), value_bytes, deletes
