@@ -169,7 +169,8 @@ PolicyConfig = Annotated[
 
 # ---------------------------------------------------------------- workload
 class KeysConfig(Section):
-    distribution: Literal["uniform", "sequential", "zipfian", "latest", "normal"] = "uniform"
+    distribution: Literal["uniform", "sequential", "zipfian", "latest", "normal", "shuffled"] = Field(
+        "uniform", description="uniform: with replacement (db_bench); shuffled: each key once, random order")
     theta: float = Field(0.99, gt=0, lt=10)
     mean: float = Field(0.5, ge=0, le=1)
     stddev: float = Field(0.1, gt=0)

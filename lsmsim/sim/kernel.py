@@ -26,6 +26,7 @@ from ..workloads.generator import WriteStream, sampler_for
 from ..workloads.presets import resolve_phases
 from .device import make_device
 from .jobs import Job, merge_inputs
+from .oplevel import OpDriver
 from .recorder import Recorder
 from .sharing import Flow, solve
 
@@ -74,6 +75,7 @@ class Simulation:
         self.compaction_write_bytes = 0.0
         self.wal_bytes = 0.0
         self.stop_time = 0.0
+        self.stop_episode = 0.0
         self.slowdown_time = 0.0
         self.cpu_busy = {"flush": 0.0, "compaction": 0.0, "foreground": 0.0}
         self.phase_index = -1
@@ -89,18 +91,28 @@ class Simulation:
         self.util = 0.0
         self.measured_time = 0.0
         self.peak_space = 0.0
+        self.op_mode = cfg.sim.mode == "op"
+        self.driver = OpDriver(self) if self.op_mode else None
+        self._step_event: simpy.Event | None = None
+        self._phase_end_event: simpy.Event | None = None
 
     # ================================================================== entry point
     def run(self):
         self._next_phase()
-        self.env.process(self._fluid_loop())
-        self.env.run()
+        # run until the fluid loop ends; timeouts it abandoned when woken early stay queued, unrun
+        self.env.run(until=self.env.process(self._fluid_loop()))
         if self.cfg.sim.check_invariants:
             self.tree.check_invariants()
         return self.rec.result()
 
     # ================================================================== phases
     def _next_phase(self) -> None:
+        if self._phase_end_event is not None and not self._phase_end_event.triggered:
+            self._phase_end_event.succeed()
+        self._phase_end_event = None
+        if self.phase is not None and self.write_carry > 0.5:  # the phase's last fractional write
+            self.write_ops(1)
+        self.write_carry = 0.0
         self.phase_index += 1
         if self.phase_index >= len(self.phases):
             self.phase = None
@@ -113,10 +125,13 @@ class Simulation:
         self.phase_ops = 0.0
         self.phase_start = self.env.now
         w = self.cfg.workload
-        self.writes = WriteStream(p, w.num, w.value_size, self.cfg.lsm.entries_per_sample, self.rng)
-        self.hot_fraction = sampler_for(p, w.num).hot_fraction
+        self.writes = WriteStream(p, w.num, w.value_size, self.cfg.lsm.entries_per_sample, self.rng, self.cfg.seed)
+        self.hot_fraction = sampler_for(p, w.num, self.cfg.seed).hot_fraction
         self._costs_version = -1
         self.groups = self._groups(p)
+        if self.driver is not None:
+            self._solve()
+            self.driver.start_phase()
         if self.progress is not None:
             self.progress.set_description(p.name or f"phase {self.phase_index + 1}")
 
@@ -156,6 +171,23 @@ class Simulation:
         w = self.cfg.workload
         p_del = self.writes.p_delete
         return w.key_size + self.cfg.lsm.memtable_entry_overhead + w.value_size * (1 - p_del)
+
+    # ================================================================== events for op mode
+    def wake(self) -> None:
+        """Make the kernel handle events now (op-mode clients call this)."""
+        if self._wake is not None and not self._wake.triggered:
+            self._wake.succeed()
+
+    def step_event(self) -> simpy.Event:
+        """Fires after the kernel's next step (rates may have changed)."""
+        if self._step_event is None or self._step_event.triggered:
+            self._step_event = self.env.event()
+        return self._step_event
+
+    def phase_end_event(self) -> simpy.Event:
+        if self._phase_end_event is None:
+            self._phase_end_event = self.env.event()
+        return self._phase_end_event
 
     # ================================================================== state queries
     def costs(self) -> CostTable:
@@ -342,6 +374,13 @@ class Simulation:
                 for op in g.shares:
                     c = self.costs().of(op)
                     g.per_op[op] = c.cpu / share + c.sync_reads * self.read_latency
+                # when the device (not CPU) limits the group, every op takes proportionally longer
+                mean = sum(s * g.per_op[op] for op, s in g.shares.items())
+                if g.rate > 0 and mean > 0:
+                    stretch = max(1.0, g.threads / g.rate / mean) if not g.open or g.backlog > 0 or \
+                        g.rate < g.target * (1 - 1e-9) else 1.0
+                    for op in g.per_op:
+                        g.per_op[op] *= stretch
         for j in self.jobs:
             j.rate = j.flow.rate
 
@@ -354,7 +393,7 @@ class Simulation:
                 d = (1.0 - j.progress) / j.rate
                 if d < t:
                     t, why = d, "job"
-        if self.phase is not None:
+        if self.phase is not None and not self.op_mode:
             w = self._write_rate()
             if w > 0 and not self.memtable_full():
                 need = math.ceil((self.cfg.lsm.write_buffer_size - self.tree.memtable.bytes)
@@ -369,6 +408,13 @@ class Simulation:
                     d = (p.operations - self.phase_ops) / r
                     if d < t:
                         t, why = d, "phase_ops"
+            for g in self.groups:
+                if g.open and g.backlog > 0 and g.rate > g.target:
+                    d = g.backlog / (g.rate - g.target)
+                    if d < t:
+                        t, why = d, "backlog_empty"
+        if self.phase is not None:
+            p = self.phase
             if p.duration is not None:
                 d = self.phase_start + p.duration - now
                 if d < t:
@@ -393,7 +439,7 @@ class Simulation:
             self.device.account(j.read_bytes * dp, j.write_bytes * dp, 0.0, lsm.block_size)
             key = "flush" if j.kind == "flush" else "compaction"
             self.cpu_busy[key] += j.cpu * dp
-        if self.phase is not None:
+        if self.phase is not None and not self.op_mode:
             costs = self.costs()
             n_total = 0.0
             for g in self.groups:
@@ -409,17 +455,29 @@ class Simulation:
                         c = costs.of(op)
                         reads += k * c.reads
                         self._warm(c.run_blocks, k)
-                    self.rec.latency_mass(op, g.per_op.get(op, 0.0), k)
+                    if not g.open:
+                        self.rec.latency_mass(op, g.per_op.get(op, 0.0), k)
+                if g.open and self.phase.measure:
+                    mean = sum(s * g.per_op[op] for op, s in g.shares.items())
+                    self.rec.open_segment(self.env.now - dt, self.env.now, mean, g.threads, g.target)
                 self.cpu_busy["foreground"] += n * g.cpu_per_op
                 self.device.account(0.0, 0.0, reads, lsm.block_size)
             self._apply_writes(self._write_rate() * dt)
             self.phase_ops += n_total
+        if self.phase is not None:
             if self.phase.measure:
                 self.measured_time += dt
-            if self.stall == "stop" and any("write" in g.shares for g in self.groups):
+            writers = sum(g.threads for g in self.groups if "write" in g.shares and not g.open)
+            if self.stall == "stop" and writers:
                 self.stop_time += dt
+                self.stop_episode += dt
             elif self.stall == "slowdown":
                 self.slowdown_time += dt
+        if self.stall != "stop" and self.stop_episode > 0 and not self.op_mode:
+            # each blocked writer thread waited out the stop: one write of that latency per thread
+            writers = sum(g.threads for g in getattr(self, "groups", []) if "write" in g.shares and not g.open)
+            self.rec.latency_mass("write", self.stop_episode, writers)
+            self.stop_episode = 0.0
         space = self.tree.bytes + sum(j.progress * j.write_bytes for j in self.jobs if j.kind == "compaction")
         self.peak_space = max(self.peak_space, space)
 
@@ -468,6 +526,8 @@ class Simulation:
             if self._done():
                 break
             self._solve()
+            if self._step_event is not None and not self._step_event.triggered:
+                self._step_event.succeed()
             dt, why = self._horizon()
             if dt == 0 and why == "max_time":
                 break

@@ -34,18 +34,19 @@ def sampled(keys: np.ndarray, eps: int) -> np.ndarray:
     return splitmix64(keys) % np.uint64(eps) == 0
 
 
-def sampler_for(phase: PhaseConfig, num: int) -> KeySampler:
+def sampler_for(phase: PhaseConfig, num: int, seed: int = 0) -> KeySampler:
     k = phase.keys
     params = {"zipfian": {"theta": k.theta}, "latest": {"theta": k.theta},
-              "normal": {"mean": k.mean, "stddev": k.stddev}}.get(k.distribution, {})
+              "normal": {"mean": k.mean, "stddev": k.stddev}, "shuffled": {"seed": seed}}.get(k.distribution, {})
     return make_sampler(k.distribution, num, **params)
 
 
 class WriteStream:
     """Draws batches of writes for one phase and turns them into memtable samples."""
 
-    def __init__(self, phase: PhaseConfig, num: int, value_size: int, eps: int, rng: np.random.Generator):
-        self.sampler = sampler_for(phase, num)
+    def __init__(self, phase: PhaseConfig, num: int, value_size: int, eps: int, rng: np.random.Generator,
+                 seed: int = 0):
+        self.sampler = sampler_for(phase, num, seed)
         mix = phase.mix
         w = mix.writes()
         self.p_delete = mix.delete / w if w > 0 else 0.0

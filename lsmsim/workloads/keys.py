@@ -537,12 +537,58 @@ def _check_theta(theta: float) -> float:
 
 
 #: name -> (class, allowed keyword parameters)
+
+@numba.njit(cache=True)
+def _feistel_kernel(cursor0, n, num, half_bits, key0, key1, out):
+    """Cycle-walking 4-round Feistel permutation of [0, num) (Black & Rogaway, CT-RSA'02)."""
+    mask = np.uint64((1 << half_bits) - 1)
+    for i in range(n):
+        x = np.uint64((cursor0 + i) % num)
+        while True:
+            left = x >> np.uint64(half_bits)
+            right = x & mask
+            for r in range(4):
+                z = right * np.uint64(0x9E3779B97F4A7C15) + (key0 if r % 2 == 0 else key1) + np.uint64(r)
+                z = (z ^ (z >> np.uint64(29))) * np.uint64(0xBF58476D1CE4E5B9)
+                z = z ^ (z >> np.uint64(32))
+                left, right = right, (left ^ z) & mask
+            x = (left << np.uint64(half_bits)) | right
+            if x < np.uint64(num):
+                break
+        out[i] = x
+
+
+class ShuffledSampler(KeySampler):
+    """Each key exactly once, in random order: insert number c gets key P(c mod num) for a fixed
+    pseudo-random permutation P of [0, num) (a Feistel network). These are the "unique uniform
+    inserts" of Spooky's write-amp analysis (PVLDB'22 §3) and db_bench's fillrandom without
+    replacement (--use_existing_keys aside)."""
+
+    name = "shuffled"
+
+    def __init__(self, num: int, seed: int = 0):
+        super().__init__(num)
+        bits = max(2, int(num - 1).bit_length())
+        self.half_bits = (bits + 1) // 2
+        r = np.random.default_rng([int(seed), 0x5EED])
+        self.k0, self.k1 = (np.uint64(v) for v in r.integers(0, 2**63, 2, dtype=np.uint64))
+
+    def draw(self, rng, n, cursor=0):
+        n, cursor = _check_draw_args(n, cursor)
+        out = np.empty(n, np.uint64)
+        _feistel_kernel(cursor, n, self.num, self.half_bits, self.k0, self.k1, out)
+        return out
+
+    def hot_fraction(self, fraction):
+        return _check_fraction(fraction)
+
 SAMPLERS: dict[str, tuple[type[KeySampler], tuple[str, ...]]] = {
     "uniform": (UniformSampler, ()),
     "sequential": (SequentialSampler, ()),
     "zipfian": (ZipfianSampler, ("theta",)),
     "latest": (LatestSampler, ("theta",)),
     "normal": (NormalSampler, ("mean", "stddev")),
+    "shuffled": (ShuffledSampler, ("seed",)),
 }
 
 
@@ -556,7 +602,7 @@ def make_sampler(name: str, num: int, **params) -> KeySampler:
     """Build a key sampler by name over keys [0, num).
 
     Names/params: uniform, sequential, zipfian(theta=0.99),
-    latest(theta=0.99), normal(mean=0.5, stddev=0.1).
+    latest(theta=0.99), normal(mean=0.5, stddev=0.1), shuffled(seed=0).
     """
     if name not in SAMPLERS:
         raise ValueError(f"unknown key distribution {name!r}; allowed: "

@@ -1,0 +1,113 @@
+"""Op-level foreground: every operation is a SimPy event (for small runs and for validating the fluid).
+
+Client threads are SimPy processes. Each operation takes the service time the sharing solver gives
+its type at the moment it starts (the same costs and shares as the fluid), then is applied to the
+tree one by one: a write goes into the memtable, and the kernel is woken when the memtable fills or
+the phase ends. Open-loop requests queue in a `simpy.Store` served by the query threads, with
+exponential service as in the fluid's queueing recursion.
+"""
+from __future__ import annotations
+
+import numpy as np
+import simpy
+
+
+class OpDriver:
+    def __init__(self, sim):
+        self.sim = sim
+        self.env = sim.env
+        self.rng = np.random.default_rng([sim.cfg.seed, 11])
+
+    def start_phase(self) -> None:
+        sim = self.sim
+        idx = sim.phase_index
+        for g in sim.groups:
+            ops = list(g.shares)
+            p = np.array([g.shares[o] for o in ops])
+            if g.open:
+                store = simpy.Store(self.env)
+                self.env.process(self._arrivals(g, idx, store))
+                for _ in range(g.threads):
+                    self.env.process(self._server(g, idx, store, ops, p))
+            elif g.name == "writers":
+                self.env.process(self._rate_writer(g, idx))
+            else:
+                for _ in range(g.threads):
+                    self.env.process(self._client(g, idx, ops, p))
+
+    # ------------------------------------------------------------------ processes
+    def _wait_unstalled(self):
+        sim = self.sim
+        while sim.stall == "stop":
+            yield sim.step_event()
+
+    def _client(self, g, idx, ops, p):
+        sim = self.sim
+        while sim.phase_index == idx:
+            op = ops[int(self.rng.choice(len(ops), p=p))] if len(ops) > 1 else ops[0]
+            t0 = self.env.now
+            if op == "write":
+                yield from self._wait_unstalled()
+            if sim.phase_index != idx:
+                return
+            svc = g.per_op.get(op, 0.0)
+            if svc <= 0 or not np.isfinite(svc):
+                yield sim.step_event()
+                continue
+            yield self.env.timeout(svc)
+            if sim.phase_index != idx:
+                return
+            self.done(g, op, self.env.now - t0)
+
+    def _rate_writer(self, g, idx):
+        sim = self.sim
+        while sim.phase_index == idx:
+            yield from self._wait_unstalled()
+            if g.rate <= 0:
+                yield sim.step_event()
+                continue
+            yield self.env.timeout(1.0 / g.rate)
+            if sim.phase_index != idx:
+                return
+            self.done(g, "write", 1.0 / g.rate)
+
+    def _arrivals(self, g, idx, store):
+        sim = self.sim
+        while sim.phase_index == idx:
+            yield self.env.timeout(self.rng.exponential(1.0 / g.target))
+            if sim.phase_index != idx:
+                return
+            store.put(self.env.now)
+
+    def _server(self, g, idx, store, ops, p):
+        sim = self.sim
+        while sim.phase_index == idx:
+            get = store.get()
+            arrived = yield get | sim.phase_end_event()
+            if get not in arrived:
+                get.cancel()
+                return
+            t_arr = arrived[get]
+            op = ops[int(self.rng.choice(len(ops), p=p))] if len(ops) > 1 else ops[0]
+            mean = sum(s * g.per_op[o] for o, s in g.shares.items())
+            yield self.env.timeout(self.rng.exponential(mean))
+            if sim.phase_index != idx:
+                return
+            self.done(g, op, self.env.now - t_arr, queued=True)
+
+    # ------------------------------------------------------------------ applying one operation
+    def done(self, g, op: str, latency: float, queued: bool = False) -> None:
+        sim = self.sim
+        sim.ops[op] += 1
+        sim.phase_ops += 1
+        sim.rec.latency_mass("query" if queued else op, latency, 1)
+        sim.cpu_busy["foreground"] += sim.costs().of(op).cpu
+        if op == "write":
+            sim.write_ops(1)
+        else:
+            c = sim.costs().of(op)
+            sim.device.account(0.0, 0.0, c.reads, sim.cfg.lsm.block_size)
+            sim._warm(c.run_blocks, 1.0)
+        p = sim.phase
+        if (op == "write" and sim.memtable_full()) or (p.operations is not None and sim.phase_ops >= p.operations):
+            sim.wake()
