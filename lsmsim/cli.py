@@ -108,6 +108,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("lsmsim: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -23,6 +23,9 @@ class FullLeveling(Policy):
         B = self.flush_bytes_avg or self.lsm.write_buffer_size
         return (T - 1) * T ** (level - 1) * B
 
+    def _slack(self) -> float:
+        return 0.5 * (self.flush_bytes_avg or self.lsm.write_buffer_size)
+
     def _busy(self, tree: Tree) -> bool:
         return any(f.being_compacted for f in tree.files())
 
@@ -37,7 +40,8 @@ class FullLeveling(Policy):
             j = 1
             while True:
                 total += tree.level(j).bytes
-                if total <= self.capacity(j) * (1 + 1e-9) or j >= len(tree.levels) - 1 and tree.level(j).bytes == 0:
+                # half a buffer of slack: level sizes are whole flushes, which vary by a few bytes
+                if total <= self.capacity(j) + self._slack() or j >= len(tree.levels) - 1 and tree.level(j).bytes == 0:
                     break
                 j += 1
             inputs = [f for i in range(0, j + 1) for f in tree.level(i).files]
@@ -48,7 +52,7 @@ class FullLeveling(Policy):
             return Compaction(inputs=inputs, output_level=1, target_file_size=self.options.target_file_size,
                               reason="L0 -> L1", io_class="compaction_l0")
         for i in range(1, len(tree.levels)):
-            if tree.levels[i].bytes > self.capacity(i) * (1 + 1e-9):
+            if tree.levels[i].bytes > self.capacity(i) + self._slack():
                 inputs = tree.levels[i].files + tree.level(i + 1).files
                 return Compaction(inputs=inputs, output_level=i + 1, target_file_size=self.options.target_file_size,
                                   reason=f"L{i} full", start_level=i)

@@ -1,0 +1,66 @@
+import pytest
+
+from lsmsim import units
+from lsmsim.config import load_config
+from lsmsim.errors import ConfigError
+from tests.conftest import small_config
+
+
+@pytest.mark.parametrize("text,expected", [("64MiB", 64 * 2**20), ("1.5GB", 1_500_000_000), ("4096", 4096),
+                                           ("16B", 16), ("2KiB", 2048)])
+def test_sizes(text, expected):
+    assert units.parse_size(text) == expected
+
+
+def test_rates_durations_counts():
+    assert units.parse_bandwidth("100MB/s") == 100e6
+    assert units.parse_duration("12us") == pytest.approx(12e-6)
+    assert units.parse_duration("2min") == 120
+    assert units.parse_count("2M") == 2_000_000
+    assert units.parse_op_rate("50K/s") == 50_000
+    with pytest.raises(units.UnitError, match="size unit"):
+        units.parse_size("3 parsecs")
+    with pytest.raises(units.UnitError, match="/s"):
+        units.parse_bandwidth("100MB")
+
+
+def test_config_units_and_defaults():
+    cfg = load_config(small_config())
+    assert cfg.lsm.write_buffer_size == 256 * 1024
+    assert cfg.policy.name == "leveled" and cfg.policy.level0_file_num_compaction_trigger == 4
+    assert cfg.device.read_bandwidth == 3e9
+
+
+def test_override_sets_nested_field():
+    cfg = load_config(small_config(), ["lsm.write_buffer_size=1MiB", "policy.max_bytes_for_level_multiplier=5",
+                                       "workload.phases.0.operations=10"])
+    assert cfg.lsm.write_buffer_size == 2**20
+    assert cfg.policy.max_bytes_for_level_multiplier == 5
+    assert cfg.workload.phases[0].operations == 10
+
+
+@pytest.mark.parametrize("override,path,words", [
+    ("lsm.write_buffer_size=lots", "lsm.write_buffer_size", "size"),
+    ("policy.name=bogus", "policy", "leveled"),
+    ("policy.size_ratio=5", "policy.size_ratio", "unknown field"),
+    ("machine.cores=0", "machine.cores", "greater than or equal to 1"),
+    ("workload.phases.0.mix.insert=0", "workload.phases[0]", "positive fraction"),
+    ("lsm.level0_stop_writes_trigger=2", "lsm", "level0_stop_writes_trigger"),
+])
+def test_errors_name_the_yaml_path(override, path, words):
+    with pytest.raises(ConfigError) as e:
+        load_config(small_config(), [override])
+    paths = [p for p, _ in e.value.errors]
+    assert path in paths, paths
+    assert any(words in m for _, m in e.value.errors), e.value.errors
+
+
+def test_missing_and_bad_files(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "nope.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("lsm: [1, 2\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+    with pytest.raises(ConfigError, match="expected PATH=VALUE"):
+        load_config(small_config(), ["no_equals_sign"])
