@@ -1,0 +1,143 @@
+"""Policies on small hand-built LSM shapes, without running anything else (RocksDB's picker tests)."""
+import numpy as np
+import pytest
+
+from lsmsim.config import LsmConfig, load_config
+from lsmsim.lsm.sstable import Samples
+from lsmsim.lsm.tree import Tree
+from lsmsim.policies import make_policy
+
+_seq = [1]
+
+
+def sst(tree, lo, hi, n, level):
+    keys = np.unique(np.linspace(lo, hi, n).astype(np.uint64))
+    seqs = np.arange(_seq[0], _seq[0] + keys.size, dtype=np.uint64)
+    _seq[0] += keys.size
+    s = Samples(keys, seqs, np.full(keys.size, 100, np.uint32), np.zeros(keys.size, np.uint8))
+    return tree.build_files(s, level, None, 0.0)[0]
+
+
+def policy(**options):
+    cfg = load_config({"policy": options, "workload": {"preset": "fillrandom"}})
+    return make_policy(cfg.policy, LsmConfig())
+
+
+def tree_with(levels):
+    """levels: {level: [[(lo, hi, n), ...] per run, youngest run first]}; older data gets lower seqnos."""
+    t = Tree(16, 8, 1)
+    for level in sorted(levels, reverse=True):
+        for run in reversed(levels[level]):
+            files = [sst(t, lo, hi, n, level) for lo, hi, n in run]
+            t.level(level).runs.insert(0, t.new_run(files))
+    return t
+
+
+def test_leveled_picks_min_overlapping_ratio_file():
+    # L1 holds three files; the middle one overlaps the least data in L2
+    t = tree_with({2: [[(0, 99_500, 3000), (100_000, 199_000, 200), (199_500, 299_000, 3000)]],
+                   1: [[(0, 99_000, 1000), (100_000, 199_000, 1000), (200_000, 299_000, 1000)]]})
+    p = policy(name="leveled", max_bytes_for_level_base=100_000, max_bytes_for_level_multiplier=10)
+    c = p.pick(t)
+    assert c is not None and c.output_level == 2 and c.start_level == 1
+    l1 = [f for f in c.inputs if f.level == 1]
+    assert [(f.min_key, f.max_key) for f in l1] == [(100_000, 199_000)]
+    assert {(f.min_key, f.max_key) for f in c.inputs if f.level == 2} == {(100_000, 199_000)}
+    assert c.target_run is t.level(2).runs[0] and not c.trivial_move
+
+
+def test_leveled_l0_takes_all_l0_files_and_overlapping_base_files():
+    t = tree_with({1: [[(0, 99, 100), (500, 599, 100)]],
+                   0: [[(10, 50, 50)], [(20, 60, 50)], [(30, 70, 50)], [(40, 80, 50)]]})
+    p = policy(name="leveled", level0_file_num_compaction_trigger=4)
+    c = p.pick(t)
+    assert c.output_level == 1 and c.start_level == 0
+    assert sum(1 for f in c.inputs if f.level == 0) == 4
+    assert {(f.min_key, f.max_key) for f in c.inputs if f.level == 1} == {(0, 99)}
+    # fewer L0 files than the trigger: nothing to do
+    t2 = tree_with({0: [[(10, 50, 50)], [(20, 60, 50)]]})
+    assert p.pick(t2) is None
+
+
+def test_leveled_trivial_move_when_nothing_overlaps():
+    t = tree_with({2: [[(1000, 2000, 100)]], 1: [[(0, 99, 2000)]]})
+    p = policy(name="leveled", max_bytes_for_level_base=10_000)
+    c = p.pick(t)
+    assert c.trivial_move and c.output_level == 2
+
+
+def test_leveled_skips_files_being_compacted():
+    t = tree_with({2: [[(0, 99_500, 3000), (100_000, 199_000, 200), (199_500, 299_000, 3000)]],
+                   1: [[(0, 99_000, 1000), (100_000, 199_000, 1000), (200_000, 299_000, 1000)]]})
+    p = policy(name="leveled", max_bytes_for_level_base=100_000)
+    t.level(2).runs[0].files[1].being_compacted = True
+    c = p.pick(t)
+    assert all(not f.being_compacted for f in c.inputs)
+    assert (100_000, 199_000) not in {(f.min_key, f.max_key) for f in c.inputs}
+
+
+def test_dynamic_level_bytes_base_level_and_targets():
+    # only the last level (L6) has data: L0 compacts straight into it while it is small
+    t = tree_with({6: [[(0, 10_000, 5000)]], 0: [[(1, 9, 10)]] * 1})
+    p = policy(name="leveled", level_compaction_dynamic_level_bytes=True, max_bytes_for_level_base=1_000_000,
+               num_levels=7)
+    base, targets = p._targets(t)
+    assert base == 6
+    # a last level 1000x the base pushes the base level up by log10(1000) = 3 levels
+    t = tree_with({6: [[(0, 10_000_000, 8_000_000)]]})
+    base, targets = p._targets(t)
+    assert base == 3
+    assert targets[6] == pytest.approx(t.level(6).bytes, rel=0.01)
+
+
+def test_leveled_pending_compaction_bytes():
+    t = tree_with({2: [[(0, 999, 5000)]], 1: [[(0, 999, 3000)]]})
+    p = policy(name="leveled", max_bytes_for_level_base=100_000)
+    l1, l2 = t.level(1).bytes, t.level(2).bytes
+    # RocksDB's estimate: excess of L1 times (fan-out to L2 + 1)
+    assert p.pending_compaction_bytes(t) == pytest.approx((l1 - 100_000) * (l2 / l1 + 1))
+
+
+def test_universal_size_amplification_triggers_full_compaction():
+    t = tree_with({0: [[(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)]]})
+    p = policy(name="universal", max_size_amplification_percent=200)
+    c = p.pick(t)
+    assert c.reason == "size amplification" and len(c.inputs) == 4
+    assert c.output_level == 1  # includes the oldest run: bottommost
+
+
+def test_universal_size_ratio_merges_similar_young_runs():
+    t = tree_with({1: [[(0, 9999, 100_000)]], 0: [[(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)]]})
+    p = policy(name="universal")
+    c = p.pick(t)
+    assert c.reason == "size ratio"
+    assert len(c.inputs) == 4 and all(f.level == 0 for f in c.inputs)
+    assert c.output_level == 0
+
+
+def test_tiering_merges_t_oldest_runs():
+    t = tree_with({0: [[(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)]]})
+    p = policy(name="tiering", size_ratio=3)
+    c = p.pick(t)
+    assert c.output_level == 1 and len(c.inputs) == 3
+    p4 = policy(name="tiering", size_ratio=4)
+    assert p4.pick(t) is None
+
+
+def test_full_leveling_preemption_skips_full_levels():
+    t = tree_with({2: [[(0, 99_999, 1000)]], 1: [[(0, 99_999, 2000)]], 0: [[(0, 99_999, 1000)]]})
+    p = policy(name="full_leveling", size_ratio=3)
+    p.flush_bytes_avg = t.level(0).bytes
+    # L1 holds 2 flushes (its capacity (T-1)B), so L0 + L1 go to L2, which has room for them
+    c = p.pick(t)
+    assert c.output_level == 2
+    assert {f.level for f in c.inputs} == {0, 1, 2}
+    p_no = policy(name="full_leveling", size_ratio=3, preemption=False)
+    p_no.flush_bytes_avg = p.flush_bytes_avg
+    assert p_no.pick(t).output_level == 1
+
+
+def test_unknown_policy_is_a_config_error():
+    from lsmsim.errors import ConfigError
+    with pytest.raises(ConfigError, match="policy"):
+        load_config({"policy": {"name": "nope"}, "workload": {"preset": "fillrandom"}})

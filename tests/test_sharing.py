@@ -1,0 +1,61 @@
+import math
+
+import pytest
+
+from lsmsim.sim.sharing import Flow, solve
+
+
+def test_processor_sharing_when_threads_exceed_cores():
+    flows = [Flow(f"j{i}", 0, 1, cpu=1.0, dev=0.0) for i in range(3)]
+    solve(flows, cores=2, switch_overhead=0.1)
+    for f in flows:
+        assert f.rate == pytest.approx(2 * 0.9 / 3)
+
+
+def test_one_thread_uses_at_most_one_core():
+    f = Flow("j", 0, 1, cpu=0.5, dev=0.0)
+    solve([f], cores=4, switch_overhead=0.0)
+    assert f.rate == pytest.approx(2.0)
+
+
+def test_device_priority_classes():
+    hi = Flow("flush", 0, 1, cpu=0.0, dev=0.8)     # wants 1/0.8 units/s = all of the device and more
+    lo = Flow("compaction", 1, 1, cpu=0.0, dev=0.5)
+    hi.cap = 1.0                                    # uses 0.8 of the device
+    util = solve([hi, lo], cores=2, switch_overhead=0.0)
+    assert hi.rate == pytest.approx(1.0)
+    assert lo.rate == pytest.approx(0.2 / 0.5)
+    assert util == pytest.approx(1.0)
+
+
+def test_max_min_fair_within_class():
+    a = Flow("a", 0, 1, cpu=0.0, dev=1.0)
+    b = Flow("b", 0, 1, cpu=0.0, dev=1.0, cap=0.2)
+    c = Flow("c", 0, 1, cpu=0.0, dev=1.0)
+    solve([a, b, c], cores=2, switch_overhead=0.0)
+    assert b.rate == pytest.approx(0.2)
+    assert a.rate == pytest.approx(0.4) and c.rate == pytest.approx(0.4)
+
+
+def test_device_bound_flow_leaves_cpu_to_others():
+    io = Flow("io", 0, 1, cpu=0.1, dev=1.0)      # device-bound: 1 unit/s, 0.1 core
+    cpu = [Flow(f"c{i}", 1, 1, cpu=1.0, dev=0.0) for i in range(2)]
+    solve([io] + cpu, cores=2, switch_overhead=0.0)
+    assert io.rate == pytest.approx(1.0)
+    for f in cpu:
+        assert f.rate == pytest.approx(0.95, rel=1e-3)
+
+
+def test_closed_loop_sync_io():
+    # 4 threads, each op: 10us CPU + 90us synchronous I/O wait: 4 / 100us = 40K ops/s
+    f = Flow("clients", 3, 4, cpu=4 * 10e-6, dev=0.0, sync=90e-6)
+    solve([f], cores=4, switch_overhead=0.0)
+    assert f.rate == pytest.approx(40_000, rel=1e-6)
+
+
+def test_zero_cap_flow_gets_nothing():
+    f = Flow("stopped", 3, 1, cpu=1e-6, dev=0.0, cap=0.0)
+    g = Flow("job", 0, 1, cpu=1.0, dev=0.0)
+    solve([f, g], cores=1, switch_overhead=0.0)
+    assert f.rate == 0.0 and g.rate == pytest.approx(1.0)
+    assert math.isfinite(g.rate)
