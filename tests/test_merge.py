@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from lsmsim.lsm.merge import dedup_versions, kway_merge, kway_merge_py, newer_first_violations
+from lsmsim.lsm.merge import dedup_versions, kway_merge, kway_merge_py, merge_samples, newer_first_violations
+from lsmsim.lsm.sstable import Samples
 
 
 def _random_inputs(rng, k, n, key_space):
@@ -32,6 +33,19 @@ def test_kway_merge_matches_reference(seed, drop):
     inputs = _random_inputs(rng, k=int(rng.integers(1, 9)), n=int(rng.integers(0, 400)), key_space=500)
     k, s, v, t, off = _arrays(inputs)
     got = list(zip(*(a.tolist() for a in kway_merge(k, s, v, t, off, drop))))
+    assert got == kway_merge_py(inputs, drop)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("drop", [False, True])
+def test_pairwise_merge_matches_reference(seed, drop):
+    rng = np.random.default_rng(100 + seed)
+    inputs = _random_inputs(rng, k=int(rng.integers(1, 9)), n=int(rng.integers(0, 400)), key_space=500)
+    parts = []
+    for run in inputs:
+        k, s, v, t, _ = _arrays([run])
+        parts.append(Samples(k, s, v, t))
+    got = list(zip(*(a.tolist() for a in merge_samples(parts, drop))))
     assert got == kway_merge_py(inputs, drop)
 
 

@@ -40,13 +40,80 @@ def _sift_down(heap, size, i, keys, seqs, pos):
 
 
 @numba.njit(cache=True)
+def merge2(ak, aseq, av, at, bk, bseq, bv, bt, drop_tombstones):
+    """Two sorted inputs merged with two pointers (no heap); newest version of each key wins."""
+    return _merge2_impl(ak, aseq, av, at, 0, ak.shape[0], bk, bseq, bv, bt, 0, bk.shape[0], drop_tombstones)
+
+
+@numba.njit(cache=True)
+def _merge2(keys, seqs, vlens, tombs, a0, a1, b0, b1, drop_tombstones):
+    return _merge2_impl(keys, seqs, vlens, tombs, a0, a1, keys, seqs, vlens, tombs, b0, b1, drop_tombstones)
+
+
+@numba.njit(cache=True)
+def _merge2_impl(keys, seqs, vlens, tombs, a0, a1, kb_, sb_, vb_, tb_, b0, b1, drop_tombstones):
+    """Two-input merge without a heap (the common leveled case: one file into one run)."""
+    n = (a1 - a0) + (b1 - b0)
+    ok = np.empty(n, np.uint64)
+    os_ = np.empty(n, np.uint64)
+    ov = np.empty(n, np.uint32)
+    ot = np.empty(n, np.uint8)
+    i, j, m = a0, b0, 0
+    while i < a1 or j < b1:
+        from_a = True
+        if j >= b1:
+            p = i
+            i += 1
+        elif i >= a1:
+            p = j
+            j += 1
+            from_a = False
+        else:
+            ka = keys[i]
+            kb = kb_[j]
+            if ka < kb:
+                p = i
+                i += 1
+            elif kb < ka:
+                p = j
+                j += 1
+                from_a = False
+            else:  # same key: keep the newer, skip the other
+                if seqs[i] >= sb_[j]:
+                    p = i
+                else:
+                    p = j
+                    from_a = False
+                i += 1
+                j += 1
+        if from_a:
+            if drop_tombstones and tombs[p] != 0:
+                continue
+            ok[m] = keys[p]
+            os_[m] = seqs[p]
+            ov[m] = vlens[p]
+            ot[m] = tombs[p]
+        else:
+            if drop_tombstones and tb_[p] != 0:
+                continue
+            ok[m] = kb_[p]
+            os_[m] = sb_[p]
+            ov[m] = vb_[p]
+            ot[m] = tb_[p]
+        m += 1
+    return ok[:m], os_[:m], ov[:m], ot[:m]
+
+
+@numba.njit(cache=True)
 def kway_merge(keys, seqs, vlens, tombs, offsets, drop_tombstones):
     """Merge k sorted inputs laid end to end (input i is offsets[i]:offsets[i+1]).
 
     Returns (keys, seqs, vlens, tombs) of the output, sorted by key, one version per key.
-    O(n log k) with a binary heap of input heads.
+    O(n log k) with a binary heap of input heads; two inputs take a plain two-pointer merge.
     """
     k = offsets.shape[0] - 1
+    if k == 2:
+        return _merge2(keys, seqs, vlens, tombs, offsets[0], offsets[1], offsets[1], offsets[2], drop_tombstones)
     n = offsets[k]
     ok = np.empty(n, np.uint64)
     os_ = np.empty(n, np.uint64)
@@ -86,6 +153,30 @@ def kway_merge(keys, seqs, vlens, tombs, offsets, drop_tombstones):
     return ok[:m], os_[:m], ov[:m], ot[:m]
 
 
+def merge_samples(parts, drop_tombstones: bool):
+    """Merge sorted sample sets (objects with keys/seqs/vlens/tombs) into one, newest version per
+    key. Inputs are merged two at a time, smallest first (Huffman order), so a large run is passed
+    over once however many small L0 files join it; deletions are dropped only in the last merge."""
+    import heapq
+    heap = [(p.keys.shape[0], i, (p.keys, p.seqs, p.vlens, p.tombs)) for i, p in enumerate(parts)]
+    if not heap:
+        return (np.empty(0, np.uint64), np.empty(0, np.uint64), np.empty(0, np.uint32), np.empty(0, np.uint8))
+    heapq.heapify(heap)
+    nxt = len(heap)
+    while len(heap) > 1:
+        _, _, a = heapq.heappop(heap)
+        _, _, b = heapq.heappop(heap)
+        last = not heap
+        out = merge2(*a, *b, drop_tombstones and last)
+        heapq.heappush(heap, (out[0].shape[0], nxt, out))
+        nxt += 1
+    arrays = heap[0][2]
+    if len(parts) == 1 and drop_tombstones:
+        keep = arrays[3] == 0
+        arrays = tuple(x[keep] for x in arrays)
+    return arrays
+
+
 def kway_merge_py(inputs, drop_tombstones):
     """Reference: inputs is a list of lists of (key, seq, vlen, tomb) tuples."""
     best = {}
@@ -99,15 +190,42 @@ def kway_merge_py(inputs, drop_tombstones):
     return out
 
 
+@numba.njit(cache=True)
+def _radix_order(keys):
+    """Stable LSD radix sort by uint64 key (16-bit digits; passes over constant digits skipped)."""
+    n = keys.shape[0]
+    order = np.arange(n)
+    tmp = np.empty(n, np.int64)
+    hi = np.uint64(0)
+    for i in range(n):
+        hi |= keys[i]
+    shift = 0
+    count = np.empty(65537, np.int64)
+    while shift < 64 and (hi >> np.uint64(shift)) != 0:
+        count[:] = 0
+        for i in range(n):
+            d = (keys[order[i]] >> np.uint64(shift)) & np.uint64(0xFFFF)
+            count[d + 1] += 1
+        for d in range(65536):
+            count[d + 1] += count[d]
+        for i in range(n):
+            d = (keys[order[i]] >> np.uint64(shift)) & np.uint64(0xFFFF)
+            tmp[count[d]] = order[i]
+            count[d] += 1
+        order, tmp = tmp, order
+        shift += 16
+    return order
+
+
 def dedup_versions(keys, seqs, vlens, tombs):
     """Sort memtable samples by key and keep the newest version of each key (what a flush writes).
 
-    Samples arrive in seqno order, so a stable sort by key (radix sort for integers in NumPy) keeps
-    each key's versions oldest to newest and the last of each group is the newest."""
+    Samples arrive in seqno order, so a stable sort by key keeps each key's versions oldest to
+    newest and the last of each group is the newest."""
     if seqs.shape[0] > 1 and not np.all(seqs[1:] >= seqs[:-1]):
         order = np.lexsort((seqs, keys))
     else:
-        order = np.argsort(keys, kind="stable")
+        order = _radix_order(keys)
     keys, seqs, vlens, tombs = keys[order], seqs[order], vlens[order], tombs[order]
     keep = np.ones(keys.shape[0], bool)
     keep[:-1] = keys[:-1] != keys[1:]

@@ -62,7 +62,7 @@ class Tree:
         return self.levels[i]
 
     def new_run(self, files: list[SSTFile] | None = None) -> Run:
-        run = Run(self._next_run, files or [])
+        run = Run(self._next_run, sorted(files or [], key=lambda f: f.min_key))
         self._next_run += 1
         return run
 

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from ..lsm.merge import kway_merge
+from ..lsm.merge import merge_samples
 from ..lsm.sstable import Samples, SSTFile
 from ..lsm.tree import Tree
 from ..policies.base import Compaction
@@ -54,8 +52,4 @@ def merge_inputs(tree: Tree, c: Compaction) -> tuple[Samples, bool]:
         mine = [f.samples for f in run.files if f.id in ids]
         if mine:
             parts.append(Samples.concat(mine) if len(mine) > 1 else mine[0])
-    offsets = np.zeros(len(parts) + 1, np.int64)
-    offsets[1:] = np.cumsum([len(p) for p in parts])
-    s = Samples.concat(parts)
-    k, q, v, t = kway_merge(s.keys, s.seqs, s.vlens, s.tombs, offsets, bottom)
-    return Samples(k, q, v, t), bottom
+    return Samples(*merge_samples(parts, bottom)), bottom

@@ -7,7 +7,7 @@ from collections import defaultdict
 import numpy as np
 import pandas as pd
 
-from ..lsm.merge import dedup_versions, kway_merge
+from ..lsm.merge import dedup_versions, merge_samples
 from ..lsm.sstable import Samples
 from . import queueing
 
@@ -144,10 +144,7 @@ class Recorder:
         parts = [p for p in parts if len(p)]
         if not parts:
             return 0.0, 0
-        offsets = np.zeros(len(parts) + 1, np.int64)
-        offsets[1:] = np.cumsum([len(p) for p in parts])
-        a = Samples.concat(parts)
-        k, _, v, _ = kway_merge(a.keys, a.seqs, a.vlens, a.tombs, offsets, True)
+        k, _, v, _ = merge_samples(parts, True)
         eps = tree.eps
         return float((v.astype(np.float64).sum() + k.shape[0] * tree.key_size) * eps), int(k.shape[0]) * eps
 

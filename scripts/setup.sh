@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Set up lsmsim on a fresh Debian machine (as root) or a developer machine: Debian packages when
+# missing, then a virtual environment in .venv with the package and its test dependencies.
+# Sourced by quickstart.sh and test.sh; safe to run again (it only installs what is missing).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+pkgs="librocksdb-dev rocksdb-tools fio"
+# Debian's python3 makes venvs only with python3-venv (ensurepip) installed
+python3 -c "import ensurepip" >/dev/null 2>&1 || pkgs="$pkgs python3-venv"
+need_apt=()
+for pkg in $pkgs; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
+done
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: apt-get install ${need_apt[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+  else
+    echo "setup: missing Debian packages ${need_apt[*]} (install them as root); continuing" >&2
+  fi
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+# reinstall only when the dependencies changed (the install is editable: code changes need none)
+stamp=.venv/.lsmsim-setup
+want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "setup: installing lsmsim and its dependencies into .venv"
+  if ! { .venv/bin/python -m pip install --disable-pip-version-check --upgrade pip &&
+         .venv/bin/python -m pip install --disable-pip-version-check -e ".[test]"; } > .venv/pip.log 2>&1; then
+    cat .venv/pip.log >&2
+    echo "setup: pip install failed (log above, kept in .venv/pip.log)" >&2
+    exit 1
+  fi
+  .venv/bin/python -c "import lsmsim" && echo "$want" > "$stamp"
+fi

@@ -1,0 +1,89 @@
+import numpy as np
+import pytest
+
+import lsmsim
+from lsmsim.config import CpuCostConfig, LsmConfig, load_config
+from lsmsim.lsm.costs import build_costs
+from lsmsim.lsm.filters import bloom_fpr
+from lsmsim.workloads.presets import resolve_phases
+from tests.conftest import small_config
+from tests.test_policies import tree_with
+
+
+def test_bloom_fpr_known_values():
+    # 10 bits/key with k = 7 probes: (1 - e^{-0.7})^7 = 0.819%
+    assert bloom_fpr(10) == pytest.approx(0.00819, rel=0.01)
+    assert bloom_fpr(0) == 1.0
+    assert bloom_fpr(5) > bloom_fpr(10) > bloom_fpr(16)
+
+
+def _costs(tree, **lsm):
+    return build_costs(tree, LsmConfig(**lsm), CpuCostConfig(), lambda f: f, scan_length=100, short_scan_length=5)
+
+
+def test_more_runs_cost_more_for_empty_gets_and_scans():
+    one = tree_with({1: [[(0, 10**6, 5000)]]})
+    many = tree_with({1: [[(0, 10**6, 1000)]] * 5})
+    a, b = _costs(one), _costs(many)
+    assert b.get_empty.cpu > a.get_empty.cpu
+    assert b.long_scan.reads > a.long_scan.reads
+    assert b.short_scan.cpu > a.short_scan.cpu
+    # an existing key is read exactly once (plus false positives)
+    assert a.get.reads == pytest.approx(1.0)
+    assert 1.0 < b.get.reads < 1.0 + 5 * bloom_fpr(10)
+
+
+def test_long_scan_blocks_follow_ecotune_share_model():
+    t = tree_with({1: [[(0, 10**6, 8000)]]})
+    c = _costs(t, block_cache_size=0)
+    entry = t.level(1).bytes / 8000
+    per_block = 4096 / entry
+    # one run holding all the data: seek block + (K - 1) keys spread over blocks
+    assert c.long_scan.reads == pytest.approx(1 + (100 - 1) / per_block)
+
+
+def test_block_cache_new_files_start_cold():
+    t = tree_with({1: [[(0, 10**6, 5000)]]})
+    cold = _costs(t, block_cache_size=10**9)
+    for f in t.files():
+        f.block_reads = 1e9
+    warm = _costs(t, block_cache_size=10**9)
+    assert cold.get.reads == pytest.approx(1.0)
+    assert warm.get.reads == pytest.approx(0.0, abs=1e-9)
+
+
+def test_fillrandom_draws_with_replacement():
+    r = lsmsim.run(small_config(), ["workload.preset=fillrandom", "workload.phases=[]", "workload.num=50000"])
+    # db_bench fillrandom: num puts over [0, num) with replacement -> num (1 - 1/e) distinct keys
+    assert r.summary["ops_write"] == 50_000
+    assert r.summary["live_entries"] == pytest.approx(50_000 * (1 - np.exp(-1)), rel=0.01)
+
+
+def test_presets_expand_to_phases():
+    w = load_config({"workload": {"preset": "readrandom", "num": 1000}}).workload
+    phases = resolve_phases(w)
+    assert [p.name for p in phases] == ["load", "readrandom"]
+    assert phases[0].measure is False and phases[0].keys.distribution == "sequential"
+    assert phases[1].mix.get == 1.0 and phases[1].operations == 1000
+
+
+def test_fillseq_is_all_trivial_moves():
+    r = lsmsim.run(small_config(), ["workload.preset=fillseq", "workload.phases=[]", "workload.num=60000"])
+    s = r.summary
+    assert s["compactions"] == 0 and s["trivial_moves"] > 0
+    assert s["write_amp_compaction"] == 0
+
+
+def test_readrandom_reads_existing_keys():
+    r = lsmsim.run(small_config(), ["workload.preset=readrandom", "workload.phases=[]", "workload.num=30000"])
+    s = r.summary
+    assert s["ops_get"] == pytest.approx(30_000)
+    assert s["throughput_get_ops_per_s"] > 0 and s["latency_get_p50_s"] > 0
+
+
+def test_zipfian_reads_hit_the_cache_more_than_uniform():
+    phases = [{"operations": 50_000, "mix": {"insert": 1.0}, "measure": False},
+              {"operations": 50_000, "mix": {"get": 1.0}, "keys": {"distribution": "uniform"}}]
+    u = lsmsim.run(small_config(phases=phases)).summary
+    z = lsmsim.run(small_config(phases=phases), ["workload.phases.1.keys.distribution=zipfian"]).summary
+    assert z["device_random_reads"] < u["device_random_reads"]
