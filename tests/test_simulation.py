@@ -166,3 +166,25 @@ def test_open_loop_latency_grows_with_load():
     hi = lsmsim.run(small_config(phases=base), ["workload.phases.1.queries.arrival_rate=20000"]).summary
     assert lo["throughput_get_ops_per_s"] == pytest.approx(5000, rel=0.05)
     assert hi["latency_query_p99_s"] > lo["latency_query_p99_s"]
+
+
+def test_policy_write_rate_limit_is_applied():
+    """A policy's write_rate_limit caps the write stream (the hook ARCE's stall rate k uses)."""
+    from lsmsim.policies import registry
+    from lsmsim.policies.leveled import Leveled
+
+    class Throttled(Leveled):
+        name = "leveled"
+
+        def write_rate_limit(self, tree):
+            return 1e6  # bytes/s
+
+    monkey = dict(registry._REGISTRY)
+    try:
+        registry._load()
+        registry._REGISTRY["leveled"] = Throttled
+        s = lsmsim.run(small_config(phases=[{"operations": 20_000, "mix": {"insert": 1.0}}])).summary
+    finally:
+        registry._REGISTRY.clear()
+        registry._REGISTRY.update(monkey)
+    assert s["user_bytes"] / s["measured_time_s"] == pytest.approx(1e6, rel=0.01)

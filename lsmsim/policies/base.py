@@ -2,12 +2,13 @@
 
 A policy reads the tree (never changes it) and returns actions; the kernel validates and runs them.
 `pick` is RocksDB's NeedsCompaction + PickCompaction in one: it is asked whenever a compaction thread
-is free and the tree changed, and returns the next `Compaction` or None.
+is free, and returns the next `Compaction` or None. `write_rate_limit` is the policy's say on write
+stalls (DESIGN.md's SetWriteStall action, as a query the kernel makes at every step).
 """
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 from ..lsm.sstable import Run, SSTFile
@@ -30,17 +31,10 @@ class Compaction:
     reason: str = ""
     io_class: str = "compaction"
     start_level: int = 0
-    info: dict = field(default_factory=dict)
 
     @property
     def input_bytes(self) -> int:
         return sum(f.bytes for f in self.inputs)
-
-
-@dataclass(frozen=True)
-class SetWriteStall:
-    """Ask the kernel to slow writes to `rate` bytes/s (0 = stop; None = lift the policy's stall)."""
-    rate: float | None
 
 
 class Policy(abc.ABC):
@@ -71,6 +65,11 @@ class Policy(abc.ABC):
         """What RocksDB compares with level0_slowdown/stop_writes_trigger: L0 files for leveled,
         sorted runs for universal (VersionStorageInfo::l0_delay_trigger_count)."""
         return len(tree.level(0).runs)
+
+    def write_rate_limit(self, tree: Tree) -> float | None:
+        """Bytes/s the policy lets writes run at (0 stops them), or None for no limit of its own.
+        The kernel applies the least of this and RocksDB's write-controller triggers."""
+        return None
 
     def pending_compaction_bytes(self, tree: Tree) -> float:
         """Estimated bytes compaction still owes (soft/hard_pending_compaction_bytes_limit)."""

@@ -1,0 +1,1 @@
+"""The kernel: SimPy environment, resource sharing, jobs, fluid and op-level foreground, metrics."""

@@ -274,7 +274,8 @@ class Simulation:
     def _trivial_move(self, c: Compaction) -> None:
         self.tree.install(c.inputs, list(c.inputs), c.output_level, c.target_run)
         self.rec.compaction_row(kind="trivial_move", c=c, start=self.env.now, read=0, written=0,
-                                entries_in=sum(f.entries for f in c.inputs), entries_out=sum(f.entries for f in c.inputs))
+                                entries_in=sum(f.entries for f in c.inputs), entries_out=sum(f.entries for f in c.inputs),
+                                outputs=len(c.inputs))
         self.policy.on_compaction_done(self.tree, c)
 
     def _start_compaction(self, c: Compaction) -> None:
@@ -317,72 +318,81 @@ class Simulation:
             self.compaction_read_bytes += job.read_bytes
             self.compaction_write_bytes += job.write_bytes
             self.rec.compaction_row(kind="compaction", c=c, start=job.start, read=job.read_bytes,
-                                    written=job.write_bytes, entries_in=job.entries_in, entries_out=job.entries_out)
+                                    written=job.write_bytes, entries_in=job.entries_in, entries_out=job.entries_out,
+                                    outputs=len(job.outputs))
             self.policy.on_compaction_done(self.tree, c)
         if self.cfg.sim.check_invariants:
             self.tree.check_invariants()
 
     # ================================================================== rates
     def _solve(self) -> None:
-        """Build flows for jobs and foreground groups and let the solver share CPU and device."""
-        cfg = self.cfg
-        lsm, dev = cfg.lsm, self.device
+        """Build flows for jobs and foreground groups and let the solver share CPU and device.
+
+        A foreground group's unit of progress is one operation: it costs `cpu` seconds on one of
+        the group's threads (so the flow's `cpu` is cpu x threads, the solver's per-flow figure),
+        device time for its block reads and WAL bytes, and a synchronous wait for its reads whose
+        latency depends on the device utilisation, which the loop below lets settle."""
+        lsm, dev, m = self.cfg.lsm, self.device, self.cfg.machine
         flows = []
         for j in self.jobs:
-            cls = self.io_rank.get(j.io_class, self.io_rank.get("compaction"))
-            j.flow = Flow(f"job{j.id}", cls, 1, j.cpu, j.dev)
+            j.flow = Flow(f"job{j.id}", self.io_rank.get(j.io_class, self.io_rank["compaction"]), 1, j.cpu, j.dev)
             flows.append(j.flow)
-        self.stall = self._stall_state() if self.phase is not None else "none"
-        if self.phase is not None:
+        groups = self.groups if self.phase is not None else []
+        self.stall = self._stall_state() if groups else "none"
+        if groups:
             costs = self.costs()
             wb = self._user_bytes_per_write()
             wal = dev.seconds(0.0, wb, 0.0) if lsm.wal else 0.0
-            fg = self.io_rank["foreground"]
-            for g in self.groups:
-                cpu = sum(s * costs.of(op).cpu for op, s in g.shares.items())
+            limit = self._write_limit()
+            for g in groups:
+                g.cpu_per_op = sum(s * costs.of(op).cpu for op, s in g.shares.items())
+                g.sync_reads = sum(s * costs.of(op).sync_reads for op, s in g.shares.items())
                 reads = sum(s * costs.of(op).reads for op, s in g.shares.items())
-                sync = sum(s * costs.of(op).sync_reads for op, s in g.shares.items())
-                dsec = dev.seconds(0.0, 0.0, reads) + g.shares.get("write", 0.0) * wal
-                cap = g.target if (not g.open or g.backlog <= 0) else math.inf
                 wshare = g.shares.get("write", 0.0)
-                if wshare > 0:
-                    if self.stall == "stop":
-                        cap = 0.0
-                    elif self.stall == "slowdown":
-                        cap = min(cap, lsm.delayed_write_rate / wb / wshare)
-                g.flow = Flow(g.name, fg, g.threads, cpu * g.threads, dsec, sync=0.0, cap=cap)
-                g.sync_reads = sync
-                g.cpu_per_op = cpu
+                cap = g.target if (not g.open or g.backlog <= 0) else math.inf
+                if wshare > 0 and limit is not None:
+                    cap = min(cap, limit / wb / wshare)
+                g.flow = Flow(g.name, self.io_rank["foreground"], g.threads, g.cpu_per_op * g.threads,
+                              dev.seconds(0.0, 0.0, reads) + wshare * wal, cap=cap)
                 flows.append(g.flow)
-        m = cfg.machine
         util = self.util
-        for _ in range(2):  # sync read latency depends on utilisation: settle it
-            lat = dev.read_latency(util)
-            for g in getattr(self, "groups", []) if self.phase is not None else []:
-                g.flow.sync = g.sync_reads * lat
-                # flow.cpu is per unit for the whole flow: one op costs cpu on one thread
-                g.flow.cpu = g.cpu_per_op * g.flow.threads
+        for _ in range(2):
+            for g in groups:
+                g.flow.sync = g.sync_reads * dev.read_latency(util)
             util = solve(flows, m.cores, m.context_switch_overhead)
         self.util = util
         self.read_latency = dev.read_latency(util)
-        # a flow's unit for foreground groups is one op per thread: convert
-        if self.phase is not None:
-            for g in self.groups:
-                f = g.flow
-                g.rate = f.rate
-                share = max(f.cpu_share, 1e-12)
-                for op in g.shares:
-                    c = self.costs().of(op)
-                    g.per_op[op] = c.cpu / share + c.sync_reads * self.read_latency
-                # when the device (not CPU) limits the group, every op takes proportionally longer
-                mean = sum(s * g.per_op[op] for op, s in g.shares.items())
-                if g.rate > 0 and mean > 0:
-                    stretch = max(1.0, g.threads / g.rate / mean) if not g.open or g.backlog > 0 or \
-                        g.rate < g.target * (1 - 1e-9) else 1.0
-                    for op in g.per_op:
-                        g.per_op[op] *= stretch
         for j in self.jobs:
             j.rate = j.flow.rate
+        for g in groups:
+            self._op_latencies(g)
+
+    def _write_limit(self) -> float | None:
+        """Bytes/s the write controller allows: 0 when stopped, delayed_write_rate when slowed
+        (RocksDB's WriteController), or the policy's own limit (ARCE's stall rate k)."""
+        limits = [self.policy.write_rate_limit(self.tree)]
+        if self.stall == "stop":
+            limits.append(0.0)
+        elif self.stall == "slowdown":
+            limits.append(self.cfg.lsm.delayed_write_rate)
+        limits = [x for x in limits if x is not None]
+        return min(limits) if limits else None
+
+    def _op_latencies(self, g: Group) -> None:
+        """Service time per operation type for one of the group's threads at the solved rates."""
+        g.rate = g.flow.rate
+        share = max(g.flow.cpu_share, 1e-12)
+        costs = self.costs()
+        for op in g.shares:
+            c = costs.of(op)
+            g.per_op[op] = c.cpu / share + c.sync_reads * self.read_latency
+        # when the device or a cap (not CPU) limits a closed group, every op takes proportionally longer
+        mean = sum(s * g.per_op[op] for op, s in g.shares.items())
+        saturated = not g.open or g.backlog > 0 or g.rate < g.target * (1 - 1e-9)
+        if g.rate > 0 and mean > 0 and saturated:
+            stretch = max(1.0, g.threads / g.rate / mean)
+            for op in g.per_op:
+                g.per_op[op] *= stretch
 
     # ================================================================== fluid loop
     def _horizon(self) -> tuple[float, str]:
@@ -554,6 +564,3 @@ class Simulation:
                (p.duration is not None and self.env.now >= self.phase_start + p.duration - 1e-12):
                 self._next_phase()
         self.rec.maybe_sample()
-        if self.phase is None and not self.jobs and not self.tree.immutables:
-            # idle: nothing can wake us but a compaction the policy still wants
-            pass

@@ -79,15 +79,15 @@ class Recorder:
         self.open_segments.append((t0, t1, service, servers, rate))
 
     def flush_row(self, job, now: float) -> None:
-        self.jobs.append({"id": job.id, "kind": "flush", "reason": "memtable full", "start": job.start, "end": now,
+        self.jobs.append({"id": 0, "kind": "flush", "reason": "memtable full", "start": job.start, "end": now,
                           "start_level": -1, "output_level": 0, "input_files": 0, "output_files": len(job.outputs),
                           "read_bytes": 0.0, "write_bytes": job.write_bytes, "input_entries": job.entries_in,
                           "output_entries": job.entries_out})
 
-    def compaction_row(self, kind, c, start, read, written, entries_in, entries_out) -> None:
-        self.jobs.append({"id": len(self.jobs) + 1_000_000 if kind == "trivial_move" else None, "kind": kind,
+    def compaction_row(self, kind, c, start, read, written, entries_in, entries_out, outputs) -> None:
+        self.jobs.append({"id": 0, "kind": kind,
                           "reason": c.reason, "start": start, "end": self.sim.env.now, "start_level": c.start_level,
-                          "output_level": c.output_level, "input_files": len(c.inputs), "output_files": None,
+                          "output_level": c.output_level, "input_files": len(c.inputs), "output_files": outputs,
                           "read_bytes": float(read), "write_bytes": float(written), "input_entries": entries_in,
                           "output_entries": entries_out})
 
@@ -191,7 +191,7 @@ class Recorder:
         timeseries = pd.DataFrame(self.rows)
         compactions = pd.DataFrame(self.jobs)
         if len(compactions):
-            compactions["id"] = range(1, len(compactions) + 1)
+            compactions["id"] = range(1, len(compactions) + 1)  # in order of completion
         latency = pd.DataFrame([{"op": op, **h.row()} for op, h in sorted(self.hist.items()) if h.total > 0])
         summary = build_summary(self.sim, logical_bytes, live_entries, latency, compactions)
         return Result(summary=summary, timeseries=timeseries, compactions=compactions, latency=latency,

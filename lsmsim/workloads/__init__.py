@@ -1,0 +1,1 @@
+"""Workloads: key distributions, write streams, db_bench presets."""
