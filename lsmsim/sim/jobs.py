@@ -32,6 +32,8 @@ class Job:
     entries_out: int = 0
     progress: float = 0.0
     dev: float = 0.0            # device seconds for the whole job (set by the kernel)
+    flow: object = None         # its `sharing.Flow` in the current step
+    rate: float = 0.0           # progress per second in the current step
 
     @property
     def done(self) -> bool:

@@ -19,10 +19,9 @@ import simpy
 from ..config import Config, PhaseConfig
 from ..errors import InvariantError
 from ..lsm.costs import CostTable, build_costs
-from ..lsm.sstable import Samples
 from ..lsm.tree import Tree
 from ..policies import Compaction, make_policy
-from ..workloads.generator import WriteStream, sampler_for
+from ..workloads.generator import WriteStream
 from ..workloads.presets import resolve_phases
 from .device import make_device
 from .jobs import Job, merge_inputs
@@ -45,6 +44,9 @@ class Group:
     open: bool = False
     backlog: float = 0.0          # open-loop requests waiting (fluid)
     flow: Flow | None = None
+    rate: float = 0.0             # ops/s in this step
+    cpu_per_op: float = 0.0       # CPU seconds of an average operation of the group's mix
+    sync_reads: float = 0.0       # synchronous block reads of an average operation
     per_op: dict[str, float] = field(default_factory=dict)  # latency per op type in this step
 
 
@@ -82,6 +84,7 @@ class Simulation:
         self.phase: PhaseConfig | None = None
         self.phase_ops = 0.0
         self.phase_start = 0.0
+        self.groups: list[Group] = []
         self.finished_phases = False
         self._costs: CostTable | None = None
         self._costs_version = -1
@@ -126,7 +129,7 @@ class Simulation:
         self.phase_start = self.env.now
         w = self.cfg.workload
         self.writes = WriteStream(p, w.num, w.value_size, self.cfg.lsm.entries_per_sample, self.rng, self.cfg.seed)
-        self.hot_fraction = sampler_for(p, w.num, self.cfg.seed).hot_fraction
+        self.hot_fraction = self.writes.sampler.hot_fraction
         self._costs_version = -1
         self.groups = self._groups(p)
         if self.driver is not None:
@@ -485,7 +488,7 @@ class Simulation:
                 self.slowdown_time += dt
         if self.stall != "stop" and self.stop_episode > 0 and not self.op_mode:
             # each blocked writer thread waited out the stop: one write of that latency per thread
-            writers = sum(g.threads for g in getattr(self, "groups", []) if "write" in g.shares and not g.open)
+            writers = sum(g.threads for g in self.groups if "write" in g.shares and not g.open)
             self.rec.latency_mass("write", self.stop_episode, writers)
             self.stop_episode = 0.0
         space = self.tree.bytes + sum(j.progress * j.write_bytes for j in self.jobs if j.kind == "compaction")
