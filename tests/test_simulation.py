@@ -109,7 +109,8 @@ def test_full_leveling_write_amp_matches_spooky_eq4(T, L):
     s = r.summary
     assert max(int(k[7:]) for k in s if k.startswith("files_L") and s[k] > 0) == L
     expected = 1 + (T - 1) / 2 * L
-    assert s["write_amp"] / s["write_amp_flush"] == pytest.approx(expected, rel=0.12)
+    # in units of stored bytes: divide out the per-entry overhead the flush adds to user bytes
+    assert s["write_amp"] / s["write_amp_flush"] == pytest.approx(expected, rel=0.05)
 
 
 @pytest.mark.parametrize("T,L", [(3, 4), (4, 3)])
@@ -188,3 +189,17 @@ def test_policy_write_rate_limit_is_applied():
         registry._REGISTRY.clear()
         registry._REGISTRY.update(monkey)
     assert s["user_bytes"] / s["measured_time_s"] == pytest.approx(1e6, rel=0.01)
+
+
+def test_merge_policies_order_by_write_amp():
+    """Under unique inserts, tiering writes least, leveling most and lazy leveling in between
+    (Dostoevsky, SIGMOD'18 Table 1); universal writes less than RocksDB's leveled compaction."""
+    wa = {}
+    for name in ("tiering", "lazy_leveling", "full_leveling"):
+        s = _unique_inserts({"name": name, "size_ratio": 4}, flushes=63).summary
+        wa[name] = s["write_amp"]
+    assert wa["tiering"] < wa["lazy_leveling"] < wa["full_leveling"]
+    uni = _unique_inserts({"name": "universal"}, flushes=63).summary["write_amp"]
+    lev = _unique_inserts({"name": "leveled", "max_bytes_for_level_base": "1MiB",
+                           "target_file_size_base": "256KiB"}, flushes=63).summary["write_amp"]
+    assert uni < lev
