@@ -57,7 +57,7 @@ class MachineConfig(Section):
 
 
 class DeviceConfig(Section):
-    """The simple device: bandwidth and random-read latency (the SSD issue adds the FTL model)."""
+    """The simple device: bandwidth and random-read latency, no garbage collection."""
     model: Literal["simple"] = "simple"
     capacity: Bytes = units.parse_size("960GB")
     read_bandwidth: Bandwidth = units.parse_bandwidth("3GB/s")
@@ -66,6 +66,55 @@ class DeviceConfig(Section):
     write_latency: Duration = units.parse_duration("20us")
     max_read_iops: OpRate = Field(units.parse_op_rate("500K/s"), gt=0,
                                   description="4KiB random-read IOPS with enough outstanding requests.")
+
+
+class DirectionConfig(Section):
+    """One direction of the SSD timing model (lsmsim/ssd/timing.py)."""
+    latency: Duration = Field(gt=0, description="Unloaded latency of one 4KiB request (queue depth 1).")
+    stream_bandwidth: Bandwidth = Field(description="Transfer rate of one request once started.")
+    bandwidth: Bandwidth = Field(description="Maximum throughput for large requests.")
+    iops: OpRate = Field(gt=0, description="Maximum 4KiB request rate with enough requests outstanding.")
+
+
+class FtlConfig(Section):
+    """Page-mapped FTL with erase-unit garbage collection (lsmsim/ssd/ftl.py)."""
+    enabled: bool = Field(True, description="false: no GC at all (in-place media such as Optane).")
+    mapping_unit: Bytes = Field(4096, gt=0, description="Bytes per mapped logical page.")
+    erase_unit: Bytes = Field(units.parse_size("4MiB"), gt=0, description="Bytes per erase block.")
+    over_provisioning: float = Field(0.07, ge=0, lt=10)
+    op_definition: Literal["ratio", "spare_factor"] = Field(
+        "ratio", description="ratio: (physical - logical) / logical, the industry's 7%/28%; "
+                             "spare_factor: (physical - logical) / physical, as MQSim and SimpleSSD.")
+    frontiers: int = Field(1, ge=1, le=64, description="Open write frontiers (erase blocks being filled).")
+    frontier_by: Literal["none", "level"] = Field(
+        "none", description="none: all host writes share frontier 0 in arrival order; level: an LSM "
+                            "level's files go to frontier min(level, frontiers - 1) (multi-stream SSD).")
+    victim: Literal["greedy", "cost_benefit"] = "greedy"
+    gc_free_low: int | None = Field(None, ge=1, description="Foreground GC below this many free blocks.")
+    gc_free_high: int | None = Field(None, ge=1, description="Background GC, when idle, up to this many.")
+    background_gc: bool = True
+    trim: Literal["immediate", "periodic", "none"] = Field(
+        "immediate", description="When deleted files' pages are discarded: at once (discard mount "
+                                 "option), by a periodic fstrim, or never (LBAs are invalidated only "
+                                 "when reused).")
+    fstrim_period: Duration = Field(units.parse_duration("1h"), gt=0)
+
+
+class SSDDeviceConfig(Section):
+    """An SSD: the timing model of lsmsim/ssd/timing.py and an FTL. `preset` loads a device from
+    lsmsim/presets/devices/ (fields given here override it)."""
+    model: Literal["ssd"]
+    preset: str | None = None
+    source: str = Field("", description="Where the numbers come from (datasheet, fio traces).")
+    capacity: Bytes = Field(units.parse_size("960GB"), gt=0, description="Logical capacity.")
+    channels: int = Field(8, ge=1)
+    dies_per_channel: int = Field(4, ge=1)
+    read: DirectionConfig
+    write: DirectionConfig
+    ftl: FtlConfig = FtlConfig()
+    host_per_io: Duration = Field(0.0, description="Host CPU time per request (block layer, driver).")
+    latency_shape: dict[str, dict[float, float]] | None = Field(
+        None, description="Calibrated profiles: latency percentile / median per direction at queue depth 1.")
 
 
 # ---------------------------------------------------------------- LSM tree
@@ -286,7 +335,15 @@ class Config(Section):
     name: str = "run"
     seed: int = 0
     machine: MachineConfig = MachineConfig()
-    device: DeviceConfig = DeviceConfig()
+    device: Annotated[Union[DeviceConfig, SSDDeviceConfig], Field(discriminator="model")] = DeviceConfig()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _device_model(cls, data):
+        """`device.model` defaults to simple; `device.preset` fills an SSD from a preset file."""
+        if isinstance(data, dict) and isinstance(data.get("device"), dict) and "model" not in data["device"]:
+            data = {**data, "device": {**data["device"], "model": "simple"}}
+        return data
     lsm: LsmConfig = LsmConfig()
     policy: PolicyConfig = Field(default_factory=lambda: LeveledPolicy(name="leveled"))
     workload: WorkloadConfig
@@ -294,6 +351,13 @@ class Config(Section):
 
 
 # ---------------------------------------------------------------- loading
+def _deep_merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
 def _loc(loc: tuple) -> str:
     parts = []
     for p in loc:
@@ -321,6 +385,8 @@ def _validation_errors(e: ValidationError) -> list[tuple[str, str]]:
         loc = list(err["loc"])
         # a discriminated union puts the tag into the path: policy.leveled.x -> policy.x
         if len(loc) >= 2 and loc[0] == "policy" and isinstance(loc[1], str) and loc[1] in _POLICY_NAMES:
+            del loc[1]
+        if len(loc) >= 2 and loc[0] == "device" and loc[1] in ("simple", "ssd"):
             del loc[1]
         out.append((_loc(tuple(loc)), _message(err)))
     return out
@@ -379,7 +445,22 @@ def read_yaml(path: str | Path) -> dict:
     return data
 
 
+def expand_presets(data: dict, source: str) -> dict:
+    """Fill `device` from `device.preset` (the preset's fields, then the config's own on top)."""
+    dev = data.get("device")
+    if isinstance(dev, dict) and dev.get("preset") is not None:
+        from .ssd.presets import load_preset, preset_names
+        try:
+            base = load_preset(str(dev["preset"]))
+        except KeyError:
+            raise ConfigError(source, [("device.preset", f"unknown preset {dev['preset']!r}; available: "
+                                                         f"{', '.join(preset_names())}")]) from None
+        data = {**data, "device": _deep_merge(base, dev)}
+    return data
+
+
 def validate(data: dict, source: str = "<config>") -> Config:
+    data = expand_presets(data, source)
     try:
         return Config.model_validate(data)
     except ValidationError as e:

@@ -34,6 +34,11 @@ SUMMARY_DOC = {
     "stall_stop_s / stall_slowdown_s": "simulated seconds writes were stopped / slowed down",
     "cpu_util / cpu_util_<role>": "CPU busy fraction of all cores (role: flush, compaction, foreground)",
     "device_util": "device busy seconds / sim_time_s",
+    "gc_write_amp": "SSD model: flash pages written / host pages written (1 without an FTL)",
+    "total_write_amp": "write_amp x gc_write_amp (Spooky Eq. 2)",
+    "flash_write_bytes / erases / gc_copies / gc_stall_s": "SSD model: flash writes, block erases, "
+        "GC page copies, device seconds spent on foreground GC copies",
+    "erase_count_max / erase_count_mean / wear_spread": "SSD model: erase counts per block (max - min)",
     "device_host_write_bytes / device_host_read_bytes": "bytes the device served to the host",
     "flushes / compactions / trivial_moves": "job counts",
     "files_L<i> / bytes_L<i> / runs_L<i>": "the final tree",
@@ -75,6 +80,8 @@ def build_summary(sim, logical_bytes: float, live_entries: int, latency: pd.Data
         s[f"cpu_util_{role}"] = busy / (cores * now) if now else 0.0
     s.update(sim.device.stats())
     s["device_util"] = sim.device.busy_seconds / now if now else 0.0
+    if "gc_write_amp" in s:
+        s["total_write_amp"] = s["write_amp"] * s["gc_write_amp"]  # Spooky PVLDB'22 Eq. 2
     kinds = compactions["kind"].value_counts().to_dict() if len(compactions) else {}
     s["flushes"] = int(kinds.get("flush", 0))
     s["compactions"] = int(kinds.get("compaction", 0))

@@ -20,6 +20,7 @@ class Memtable:
         self.entries = 0       # real inserts
         self.user_bytes = 0.0  # key + value bytes written by the user
         self._chunks: list[Samples] = []
+        self.id = 0  # set by the tree; its WAL is device file -id
 
     def add(self, n_ops: int, value_bytes_total: float, samples: Samples) -> None:
         """Record `n_ops` real writes with `samples` (the ones whose key hash is sampled)."""

@@ -50,7 +50,10 @@ class Tree:
 
     # ------------------------------------------------------------------ construction helpers
     def _new_memtable(self) -> Memtable:
-        return Memtable(self.key_size, self.memtable_entry_overhead, self.eps)
+        self._memtables = getattr(self, "_memtables", 0) + 1
+        mt = Memtable(self.key_size, self.memtable_entry_overhead, self.eps)
+        mt.id = self._memtables
+        return mt
 
     def sample_bytes(self, s: Samples) -> np.ndarray:
         """Real bytes each sample stands for."""

@@ -36,11 +36,22 @@ class Device(abc.ABC):
         self.random_reads += random_reads
         self.busy_seconds += self.seconds(read_bytes, write_bytes, random_reads)
 
+    def write_streams(self, writes: list[tuple[int, float, int]]) -> None:
+        """Bytes each file received during one kernel step, as (file id, bytes, level hint); the
+        SSD model interleaves them into flash in arrival order."""
+
+    def advance(self, now: float, idle_seconds: float) -> None:
+        """Time passed; `idle_seconds` of it the device was idle (background GC, periodic fstrim)."""
+
     def file_written(self, file_id: int, nbytes: int) -> None:
-        """A file was written (the FTL model places its pages)."""
+        """A file is complete (the SSD model writes its last partial page)."""
 
     def file_deleted(self, file_id: int, nbytes: int) -> None:
         """A file was deleted (the FTL model TRIMs it)."""
+
+    def sample(self) -> dict:
+        """Columns for the time series (the SSD model adds GC write-amp and erases)."""
+        return {}
 
     def stats(self) -> dict:
         return {"device_host_read_bytes": self.host_read_bytes, "device_host_write_bytes": self.host_write_bytes,
@@ -65,4 +76,7 @@ class SimpleDevice(Device):
 def make_device(cfg) -> Device:
     if cfg.model == "simple":
         return SimpleDevice(cfg)
+    if cfg.model == "ssd":
+        from ..ssd.device import SSDDevice
+        return SSDDevice(cfg)
     raise ValueError(f"unknown device model {cfg.model!r}")

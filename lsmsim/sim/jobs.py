@@ -39,6 +39,19 @@ class Job:
     def done(self) -> bool:
         return self.progress >= 1.0 - 1e-12
 
+    def file_writes(self, p0: float, p1: float, hint: int) -> list[tuple[int, float, int]]:
+        """Bytes each output file receives as progress goes from p0 to p1 (files are written one
+        after another, in key order): (file id, bytes, level hint) for the device."""
+        out, start = [], 0.0
+        lo, hi = p0 * self.write_bytes, p1 * self.write_bytes
+        for f in self.outputs:
+            end = start + f.bytes
+            b = min(hi, end) - max(lo, start)
+            if b > 0:
+                out.append((f.id, b, hint))
+            start = end
+        return out
+
 
 def merge_inputs(tree: Tree, c: Compaction) -> tuple[Samples, bool]:
     """k-way merge of a compaction's input files; returns the merged samples and whether deletions

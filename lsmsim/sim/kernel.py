@@ -98,6 +98,7 @@ class Simulation:
         self.driver = OpDriver(self) if self.op_mode else None
         self._step_event: simpy.Event | None = None
         self._phase_end_event: simpy.Event | None = None
+        self._io: list[tuple[int, float, int]] = []  # (file id, bytes, level hint) written this step
 
     # ================================================================== entry point
     def run(self):
@@ -121,7 +122,8 @@ class Simulation:
             self.phase = None
             self.finished_phases = True
             if self.cfg.sim.flush_at_end and self.tree.memtable.entries:
-                self.tree.rotate_memtable()
+                self._flush_io()
+                self.device.file_written(-self.tree.rotate_memtable().id, 0)
             return
         p = self.phases[self.phase_index]
         self.phase = p
@@ -237,7 +239,9 @@ class Simulation:
         m, lsm = self.cfg.machine, self.cfg.lsm
         # memtable rotation (RocksDB switches memtables when one fills and a slot is free)
         if self.memtable_full() and len(self.tree.immutables) < lsm.max_write_buffer_number - 1:
-            self.tree.rotate_memtable()
+            self._flush_io()
+            imm = self.tree.rotate_memtable()
+            self.device.file_written(-imm.id, 0)  # the WAL's last partial page
         flushing = {id(j.memtable) for j in self.jobs if j.kind == "flush"}
         for imm in list(self.tree.immutables):
             if id(imm) in flushing:
@@ -304,9 +308,11 @@ class Simulation:
 
     def _finish(self, job: Job) -> None:
         self.jobs.remove(job)
+        self._flush_io()  # the job's last bytes reach the device before its files close
         for f in job.outputs:
             self.device.file_written(f.id, f.bytes)
         if job.kind == "flush":
+            self.device.file_deleted(-job.memtable.id, 0)  # its WAL is obsolete
             run = self.tree.add_flushed(job.memtable, job.outputs)
             self.flush_bytes += job.write_bytes
             self.rec.flush_row(job, self.env.now)
@@ -448,6 +454,8 @@ class Simulation:
             dp = min(j.rate * dt, 1.0 - j.progress)
             if j.rate * dt >= 1.0 - j.progress - 1e-9:
                 dp = 1.0 - j.progress
+            hint = 0 if j.kind == "flush" else j.compaction.output_level
+            self._io.extend(j.file_writes(j.progress, j.progress + dp, hint))
             j.progress += dp
             self.device.account(j.read_bytes * dp, j.write_bytes * dp, 0.0, lsm.block_size)
             key = "flush" if j.kind == "flush" else "compaction"
@@ -493,6 +501,14 @@ class Simulation:
             self.stop_episode = 0.0
         space = self.tree.bytes + sum(j.progress * j.write_bytes for j in self.jobs if j.kind == "compaction")
         self.peak_space = max(self.peak_space, space)
+        self._flush_io()
+        self.device.advance(self.env.now, dt * max(0.0, 1.0 - self.util))
+
+    def _flush_io(self) -> None:
+        """Hand the step's writes to the device in one batch (it interleaves them into flash)."""
+        if self._io:
+            self.device.write_streams(self._io)
+            self._io = []
 
     def _warm(self, run_blocks, n_ops: float) -> None:
         """Credit data-block reads to files for the block-cache warm-up model."""
@@ -524,6 +540,7 @@ class Simulation:
         if self.cfg.lsm.wal:
             self.wal_bytes += ub
             self.device.account(0.0, ub, 0.0, self.cfg.lsm.block_size)
+            self._io.append((-self.tree.memtable.id, ub, 0))
 
     def _done(self) -> bool:
         if not self.finished_phases:

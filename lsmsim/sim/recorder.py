@@ -127,6 +127,9 @@ class Recorder:
         row["compaction_write_bytes"] = s.compaction_write_bytes
         row["write_amp"] = (s.flush_bytes + s.compaction_write_bytes) / s.user_bytes if s.user_bytes else 0.0
         row["space_bytes"] = s.tree.bytes
+        row.update(s.device.sample())
+        if "gc_write_amp" in row:
+            row["total_write_amp"] = row["write_amp"] * row["gc_write_amp"]  # Spooky Eq. 2
         self.rows.append(row)
         self._last = cur
 

@@ -1,0 +1,1 @@
+"""SSD model: timing, FTL with erase-unit GC, fio calibration, presets."""

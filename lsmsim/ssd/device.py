@@ -1,0 +1,197 @@
+"""The SSD device: timing model + extent allocator + FTL, behind the kernel's `Device` interface.
+
+Files map to logical pages through the extent allocator as they are written. Every kernel step
+hands the device the bytes each open file received in that step; the device interleaves their
+pages in arrival order (page i of a stream writing n pages in the step arrives at (i + 1/2)/n of
+it) and feeds them to the FTL, so concurrent flushes and compactions mix their lifetimes in erase
+units as on a real drive (Spooky PVLDB'22 §3). Deleted files are TRIMmed at once, by a periodic
+fstrim, or never (their LBAs are invalidated only when the allocator reuses them).
+
+GC copies take device time: the foreground copies of a step are charged as busy seconds (the
+summary's gc_stall_s), and the recent copies-per-host-page ratio inflates the device cost of host
+writes in the sharing solver, so GC visibly slows host I/O. Background GC runs in idle device time.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import LsmsimError
+from ..sim.device import Device
+from .alloc import DeviceFullError as _AllocFull
+from .alloc import ExtentAllocator
+from .ftl import FTL, FTLConfig
+from .timing import Direction, SSDTiming
+
+
+class DeviceFullError(LsmsimError):
+    """The tree (plus in-flight compaction outputs) outgrew the device's logical capacity."""
+
+
+class SSDDevice(Device):
+    GC_WINDOW_PAGES = 1 << 16  # pages over which the recent GC ratio is averaged
+
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        self.timing = SSDTiming(Direction(**cfg.read.model_dump()), Direction(**cfg.write.model_dump()), cfg.host_per_io)
+        f = cfg.ftl
+        self.page = int(f.mapping_unit)
+        self.pages_total = int(cfg.capacity // self.page)
+        self.alloc = ExtentAllocator(self.pages_total)
+        self.ftl = None
+        if f.enabled:
+            self.ftl = FTL(FTLConfig(
+                logical_bytes=self.pages_total * self.page, mapping_unit=self.page, erase_unit=int(f.erase_unit),
+                over_provisioning=f.over_provisioning, op_definition=f.op_definition, frontiers=f.frontiers,
+                victim=f.victim, gc_free_low=f.gc_free_low, gc_free_high=f.gc_free_high, seed=0))
+        self._copy_s = self.timing.gc_copy_seconds(self.page)
+        self._written: dict[int, float] = {}      # file id -> bytes written so far
+        self._pages: dict[int, int] = {}          # file id -> pages written so far
+        self._hint: dict[int, int] = {}           # file id -> frontier
+        self._chunks: dict[int, list[int]] = {}   # file id -> allocator keys of its chunks
+        self._alloc_key = 0
+        self._last_host = 0
+        self._to_trim: list[np.ndarray] = []
+        self._next_fstrim = f.fstrim_period
+        self.gc_ratio = 0.0                       # recent foreground GC copies per host page
+        self.gc_stall_s = 0.0
+        self._last_copies = 0
+
+    # ---------------------------------------------------------------- costs
+    def seconds(self, read_bytes, write_bytes, random_reads):
+        s = self.timing.seconds(read_bytes, write_bytes, random_reads)
+        if write_bytes and self.gc_ratio:
+            s += write_bytes / self.page * self.gc_ratio * self._copy_s
+        return s
+
+    def read_latency(self, utilization):
+        return self.timing.read_latency(utilization)
+
+    # ---------------------------------------------------------------- writes
+    def _frontier(self, hint: int) -> int:
+        f = self.cfg.ftl
+        if f.frontier_by == "level" and f.frontiers > 1:
+            return min(max(hint, 0), f.frontiers - 1)
+        return 0
+
+    def _take_pages(self, fid: int, n: int) -> np.ndarray:
+        """Logical pages for the next n pages of file `fid` (allocated as the file grows)."""
+        self._alloc_key += 1  # one allocator entry per chunk of a growing file
+        key = self._alloc_key
+        try:
+            extents = self.alloc.alloc(key, n)
+        except _AllocFull:
+            raise DeviceFullError(
+                f"device full: {self.pages_total * self.page / 1e9:.2f} GB of logical capacity cannot hold "
+                f"the tree and its in-flight outputs; raise device.capacity") from None
+        lpns = np.concatenate([np.arange(a, a + l, dtype=np.int64) for a, l in extents])
+        self._chunks.setdefault(fid, []).append(key)
+        return lpns
+
+    def write_streams(self, writes: list[tuple[int, float, int]]) -> None:
+        """Bytes each file received in this step: (file id, bytes, level hint), in one batch."""
+        parts, times, fronts = [], [], []
+        for fid, nbytes, hint in writes:
+            if nbytes <= 0:
+                continue
+            if fid not in self._written:
+                self._hint[fid] = self._frontier(hint)
+            done = self._written.get(fid, 0.0) + nbytes
+            self._written[fid] = done
+            n = int(done // self.page) - self._pages.get(fid, 0)
+            if n <= 0:
+                continue
+            self._pages[fid] = self._pages.get(fid, 0) + n
+            parts.append(self._take_pages(fid, n))
+            times.append((np.arange(n) + 0.5) / n)
+            fronts.append(np.full(n, self._hint[fid], np.int32))
+        if not parts or self.ftl is None:
+            return
+        lpns = np.concatenate(parts)
+        order = np.argsort(np.concatenate(times), kind="stable")  # arrival order within the step
+        self.ftl.write(lpns[order], np.concatenate(fronts)[order])
+        self._charge_gc()
+
+    def file_written(self, file_id, nbytes):
+        """The file is complete: write its last partial page."""
+        done = self._written.get(file_id, 0.0)
+        n = int(math.ceil(done / self.page)) - self._pages.get(file_id, 0)
+        if n > 0 and self.ftl is not None:
+            self._pages[file_id] = self._pages.get(file_id, 0) + n
+            self.ftl.write(self._take_pages(file_id, n), self._hint.get(file_id, 0))
+            self._charge_gc()
+
+    def file_deleted(self, file_id, nbytes):
+        lpns = [self.alloc.free(k) for k in self._chunks.pop(file_id, [])]
+        self._written.pop(file_id, None)
+        self._pages.pop(file_id, None)
+        self._hint.pop(file_id, None)
+        pages = [np.concatenate([np.arange(a, a + l, dtype=np.int64) for a, l in ex]) for ex in lpns if ex]
+        if not pages or self.ftl is None:
+            return
+        pages = np.concatenate(pages)
+        mode = self.cfg.ftl.trim
+        if mode == "immediate":
+            self.ftl.trim(pages)
+        elif mode == "periodic":
+            self._to_trim.append(pages)
+
+    def _charge_gc(self) -> None:
+        copies = self.ftl.fg_gc_copies - self._last_copies
+        self._last_copies = self.ftl.fg_gc_copies
+        if copies:
+            t = copies * self._copy_s
+            self.gc_stall_s += t
+            self.busy_seconds += t
+        host = self.ftl.host_pages
+        new = max(1, host - self._last_host)
+        w = min(1.0, new / self.GC_WINDOW_PAGES)
+        recent = copies / new
+        self.gc_ratio += w * (recent - self.gc_ratio)
+        self._last_host = host
+
+    # ---------------------------------------------------------------- time passing
+    def advance(self, now: float, idle_seconds: float) -> None:
+        """Periodic fstrim and background GC in the device's idle time."""
+        if self.ftl is None:
+            return
+        if self._to_trim and now >= self._next_fstrim:
+            self.ftl.trim(np.concatenate(self._to_trim))
+            self._to_trim.clear()
+        while now >= self._next_fstrim:
+            self._next_fstrim += self.cfg.ftl.fstrim_period
+        if self.cfg.ftl.background_gc and idle_seconds > 0:
+            self.ftl.idle_gc(int(idle_seconds / self._copy_s))
+
+    def sample(self) -> dict:
+        if self.ftl is None:
+            return {"gc_write_amp": 1.0, "gc_write_amp_interval": 1.0, "erases": 0}
+        f = self.ftl
+        last = getattr(self, "_sample_last", (0, 0))
+        dh, dfl = f.host_pages - last[0], f.flash_pages - last[1]
+        self._sample_last = (f.host_pages, f.flash_pages)
+        return {"gc_write_amp": f.flash_pages / f.host_pages if f.host_pages else 1.0,
+                "gc_write_amp_interval": dfl / dh if dh else float("nan"),
+                "erases": int(f.erases), "gc_stall_s": self.gc_stall_s}
+
+    def stats(self) -> dict:
+        s = super().stats()
+        if self.ftl is None:
+            s.update({"gc_write_amp": 1.0, "flash_write_bytes": self.host_write_bytes, "erases": 0,
+                      "gc_copies": 0, "gc_stall_s": 0.0})
+            return s
+        f = self.ftl
+        ec = f.erase_counts
+        s.update({
+            "gc_write_amp": f.flash_pages / f.host_pages if f.host_pages else 1.0,
+            "flash_write_bytes": float(f.flash_pages * self.page),
+            "erases": int(f.erases), "gc_copies": int(f.gc_copies),
+            "gc_copies_foreground": int(f.fg_gc_copies), "gc_copies_background": int(f.bg_gc_copies),
+            "gc_stall_s": self.gc_stall_s,
+            "erase_count_max": int(ec.max()) if ec.size else 0,
+            "erase_count_mean": float(ec.mean()) if ec.size else 0.0,
+            "wear_spread": float(ec.max() - ec.min()) if ec.size else 0.0,
+        })
+        return s
