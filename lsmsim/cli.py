@@ -37,6 +37,8 @@ def print_summary(result, file=sys.stdout) -> None:
     w = lambda *a: print(*a, file=file)  # noqa: E731
     w(f"== {getattr(result.config, 'name', 'run')}: {s['sim_time_s']:.2f} simulated s "
       f"({s['measured_time_s']:.2f} s measured)")
+    if not s.get("completed", True):
+        w(f"   WARNING: sim.max_time ({result.config.sim.max_time:g} s) ended the run before its phases finished")
     w("throughput (ops/s)")
     for op in ("write", "get", "get_empty", "short_scan", "long_scan"):
         if s.get(f"ops_{op}", 0) > 0:

@@ -15,10 +15,13 @@ import yaml
 from . import __version__
 
 SUMMARY_DOC = {
+    "completed": "false when sim.max_time ended the run before its phases finished",
+    "level0_slowdown_writes_trigger / level0_stop_writes_trigger": "the stall triggers in effect (raised "
+        "to at least the policy's compaction trigger, as RocksDB's SanitizeOptions does)",
     "sim_time_s": "simulated seconds until the run ended (phases, then draining if sim.drain)",
     "measured_time_s": "simulated seconds of phases with measure: true",
-    "ops_<op>": "operations executed, op in write, get, get_empty, short_scan, long_scan",
-    "throughput_<op>_ops_per_s": "ops_<op> / measured_time_s",
+    "ops_<op>": "operations executed (all phases), op in write, get, get_empty, short_scan, long_scan",
+    "throughput_<op>_ops_per_s": "operations of measured phases / measured_time_s",
     "throughput_ops_per_s": "all operations of measured phases / measured_time_s",
     "latency_<op>_<stat>_s": "latency percentiles (p50, p90, p99, p999) and mean, measured phases; "
                              "op 'query' is open-loop arrivals, queueing included",
@@ -50,12 +53,15 @@ SUMMARY_DOC = {
 def build_summary(sim, logical_bytes: float, live_entries: int, latency: pd.DataFrame, compactions: pd.DataFrame) -> dict:
     now = sim.env.now
     mt = sim.measured_time
-    s: dict = {"sim_time_s": now, "measured_time_s": mt}
+    s: dict = {"sim_time_s": now, "measured_time_s": mt,
+               "completed": bool(sim.finished_phases and now < sim.cfg.sim.max_time * (1 - 1e-12)),
+               "level0_slowdown_writes_trigger": sim.slowdown_trigger, "level0_stop_writes_trigger": sim.stop_trigger}
     total = 0.0
     for op, n in sim.ops.items():
+        m = sim.measured_ops[op]
         s[f"ops_{op}"] = n
-        s[f"throughput_{op}_ops_per_s"] = n / mt if mt > 0 else 0.0
-        total += n
+        s[f"throughput_{op}_ops_per_s"] = m / mt if mt > 0 else 0.0
+        total += m
     s["throughput_ops_per_s"] = total / mt if mt > 0 else 0.0
     for _, row in latency.iterrows():
         for stat in ("mean", "p50", "p90", "p99", "p999"):

@@ -48,7 +48,7 @@ def test_device_bound_flow_leaves_cpu_to_others():
 
 def test_closed_loop_sync_io():
     # 4 threads, each op: 10us CPU + 90us synchronous I/O wait: 4 / 100us = 40K ops/s
-    f = Flow("clients", 3, 4, cpu=4 * 10e-6, dev=0.0, sync=90e-6)
+    f = Flow("clients", 3, 4, cpu=10e-6, dev=0.0, sync=90e-6)
     solve([f], cores=4, switch_overhead=0.0)
     assert f.rate == pytest.approx(40_000, rel=1e-6)
 
@@ -59,3 +59,23 @@ def test_zero_cap_flow_gets_nothing():
     solve([f, g], cores=1, switch_overhead=0.0)
     assert f.rate == 0.0 and g.rate == pytest.approx(1.0)
     assert math.isfinite(g.rate)
+
+
+def test_thread_group_cannot_exceed_the_cores():
+    # 8 threads of 10us CPU per op on 4 cores: at most 4 cores / 10us = 400K ops/s
+    f = Flow("clients", 3, 8, cpu=10e-6, dev=0.0)
+    solve([f], cores=4, switch_overhead=0.0)
+    assert f.rate == pytest.approx(400_000, rel=1e-6)
+    assert f.cpu_share == pytest.approx(0.5)
+
+
+def test_sharing_is_work_conserving_with_io_bound_threads():
+    """4 client threads that compute 10% of the time leave the rest of one core to a CPU-bound job."""
+    clients = Flow("clients", 3, 4, cpu=10e-6, dev=0.0, sync=90e-6)
+    job = Flow("job", 2, 1, cpu=1.0, dev=0.0)
+    solve([clients, job], cores=1, switch_overhead=0.0)
+    used = clients.rate * clients.cpu + job.rate * job.cpu
+    assert used == pytest.approx(1.0, rel=1e-6)  # no idle core
+    # the clients keep their duty cycle (0.1 core each) and run at full speed
+    assert clients.rate == pytest.approx(40_000, rel=1e-6)
+    assert job.rate == pytest.approx(0.6, rel=1e-6)

@@ -22,7 +22,7 @@ def warmth(block_reads: float, file_bytes: float, cache_bytes: float, data_bytes
     """Fraction of a file's steady-state cached blocks already in cache."""
     if data_bytes <= 0 or cache_bytes <= 0:
         return 0.0
-    cached_blocks = cache_bytes * (file_bytes / data_bytes) / block_size
+    cached_blocks = min(cache_bytes, data_bytes) * (file_bytes / data_bytes) / block_size
     if cached_blocks <= 0:
         return 1.0
     return min(1.0, block_reads / cached_blocks)

@@ -57,6 +57,12 @@ def build_costs(tree, lsm, cpu, hot_fraction, scan_length: int, short_scan_lengt
     data = run_bytes.sum()
     h = cache.steady_hit_ratio(lsm.block_cache_size, data, hot_fraction)
     miss = np.ones(n)
+    for run in tree.runs():  # credit the block reads served since the last rebuild
+        if run.pending_block_reads > 0:
+            total = run.bytes
+            for f in run.files:
+                f.block_reads += run.pending_block_reads * f.bytes / total
+            run.pending_block_reads = 0.0
     for j, (b, _, files) in enumerate(stats):
         if b > 0 and h > 0:
             warm = sum(f.bytes * cache.warmth(f.block_reads, f.bytes, lsm.block_cache_size, data, lsm.block_size)

@@ -76,6 +76,7 @@ class Run:
     """A sorted run: non-overlapping files sorted by key."""
     id: int
     files: list[SSTFile] = field(default_factory=list)
+    pending_block_reads: float = 0.0  # block reads not yet credited to files (block-cache model)
 
     @property
     def bytes(self) -> int:

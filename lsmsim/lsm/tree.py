@@ -59,7 +59,19 @@ class Tree:
         """Real bytes each sample stands for."""
         return (s.vlens.astype(np.float64) + (self.key_size + self.entry_overhead)) * self.eps
 
+    def level_bytes(self, i: int) -> int:
+        """Bytes in level i (0 for a level that does not exist yet; does not create it)."""
+        return self.levels[i].bytes if i < len(self.levels) else 0
+
+    def runs_at(self, i: int) -> list[Run]:
+        """Runs of level i, youngest first (empty for a level that does not exist yet)."""
+        return self.levels[i].runs if i < len(self.levels) else []
+
+    def files_at(self, i: int) -> list[SSTFile]:
+        return [f for r in self.runs_at(i) for f in r.files]
+
     def level(self, i: int) -> Level:
+        """Level i, created if needed (the kernel's accessor; policies use runs_at/level_bytes)."""
         while len(self.levels) <= i:
             self.levels.append(Level(len(self.levels)))
         return self.levels[i]
@@ -115,7 +127,8 @@ class Tree:
         self.level(0).runs.insert(0, run)
         return run
 
-    def install(self, inputs: list[SSTFile], outputs: list[SSTFile], output_level: int, target_run: Run | None) -> Run | None:
+    def install(self, inputs: list[SSTFile], outputs: list[SSTFile], output_level: int, target_run: Run | None,
+                keep: tuple[Run, ...] = ()) -> Run | None:
         """Replace a compaction's inputs by its outputs.
 
         With `target_run`, outputs join that existing run (leveled merges into Li+1); otherwise they
@@ -128,14 +141,16 @@ class Tree:
                     continue
                 if any(f.id in gone for f in run.files):
                     run.files = [f for f in run.files if f.id not in gone]
-            lvl.runs = [r for r in lvl.runs if r.files or r is target_run]
+            lvl.runs = [r for r in lvl.runs if r.files or r is target_run or any(r is k for k in keep)]
         for f in outputs:
             f.level = output_level
         self.version += 1
         lvl = self.level(output_level)
         if target_run is not None:
+            if not any(target_run is r for r in lvl.runs):
+                raise InvariantError(f"target run {target_run} left L{output_level} before its compaction finished")
             target_run.replace(gone, outputs)
-            if not target_run.files:
+            if not target_run.files and not any(target_run is k for k in keep):
                 lvl.runs.remove(target_run)
             return target_run
         if not outputs:
@@ -187,7 +202,7 @@ class Tree:
         for lvl in self.levels:
             for run in lvl.runs:
                 if not run.files:
-                    raise InvariantError(f"empty run {run} in L{lvl.index}")
+                    continue  # the target of a running compaction (kept until it installs)
                 for a, b in zip(run.files, run.files[1:]):
                     if a.max_key >= b.min_key:
                         raise InvariantError(f"run {run.id} in L{lvl.index}: {a} overlaps {b}")

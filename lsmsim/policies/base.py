@@ -66,6 +66,12 @@ class Policy(abc.ABC):
         sorted runs for universal (VersionStorageInfo::l0_delay_trigger_count)."""
         return len(tree.level(0).runs)
 
+    def compaction_trigger_count(self) -> int:
+        """The stall-trigger count at which this policy starts compacting; the kernel raises
+        level0_slowdown/stop_writes_trigger to at least this, as RocksDB's SanitizeOptions does
+        (otherwise writes would stop before any compaction could begin)."""
+        return 1
+
     def write_rate_limit(self, tree: Tree) -> float | None:
         """Bytes/s the policy lets writes run at (0 stops them), or None for no limit of its own.
         The kernel applies the least of this and RocksDB's write-controller triggers."""

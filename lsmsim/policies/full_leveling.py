@@ -32,28 +32,28 @@ class FullLeveling(Policy):
     def pick(self, tree: Tree) -> Compaction | None:
         if self._busy(tree):
             return None  # one whole-level merge at a time: it owns the levels it spans
-        l0 = tree.level(0).files
+        l0 = tree.files_at(0)
         if self.options.preemption:
             if not l0:
                 return None
             total = sum(f.bytes for f in l0)
             j = 1
             while True:
-                total += tree.level(j).bytes
+                total += tree.level_bytes(j)
                 # half a buffer of slack: level sizes are whole flushes, which vary by a few bytes
-                if total <= self.capacity(j) + self._slack() or j >= len(tree.levels) - 1 and tree.level(j).bytes == 0:
+                if total <= self.capacity(j) + self._slack() or j >= len(tree.levels) - 1 and tree.level_bytes(j) == 0:
                     break
                 j += 1
-            inputs = [f for i in range(0, j + 1) for f in tree.level(i).files]
+            inputs = [f for i in range(0, j + 1) for f in tree.files_at(i)]
             return Compaction(inputs=inputs, output_level=j, target_file_size=self.options.target_file_size,
                               reason=f"preemptive L0..L{j}", io_class="compaction_l0" if j == 1 else "compaction")
         if l0:
-            inputs = l0 + tree.level(1).files
+            inputs = l0 + tree.files_at(1)
             return Compaction(inputs=inputs, output_level=1, target_file_size=self.options.target_file_size,
                               reason="L0 -> L1", io_class="compaction_l0")
         for i in range(1, len(tree.levels)):
             if tree.levels[i].bytes > self.capacity(i) + self._slack():
-                inputs = tree.levels[i].files + tree.level(i + 1).files
+                inputs = tree.files_at(i) + tree.files_at(i + 1)
                 return Compaction(inputs=inputs, output_level=i + 1, target_file_size=self.options.target_file_size,
                                   reason=f"L{i} full", start_level=i)
         return None

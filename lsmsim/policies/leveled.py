@@ -50,7 +50,7 @@ class Leveled(Policy):
         base_max = float(o.max_bytes_for_level_base)
         if not o.level_compaction_dynamic_level_bytes:
             return 1, {i: base_max * mult ** (i - 1) for i in range(1, n)}
-        sizes = [tree.level(i).bytes if i < len(tree.levels) else 0 for i in range(n)]
+        sizes = [tree.level_bytes(i) for i in range(n)]
         first_nonempty = next((i for i in range(1, n) if sizes[i] > 0), None)
         max_size = max(sizes[1:]) if n > 1 else 0
         if first_nonempty is None or max_size == 0:
@@ -75,8 +75,11 @@ class Leveled(Policy):
             targets[i] = max(size, base_max)
         return base_level, targets
 
-    def target_file_size(self, level: int) -> int:
+    def target_file_size(self, level: int, base_level: int = 1) -> int:
+        """MaxFileSizeForLevel: with dynamic level bytes the base level counts as level 1."""
         o = self.options
+        if o.level_compaction_dynamic_level_bytes:
+            level = max(1, level - base_level + 1)
         return int(o.target_file_size_base * o.target_file_size_multiplier ** max(0, level - 1))
 
     # ---------------------------------------------------------------- scoring
@@ -108,18 +111,18 @@ class Leveled(Policy):
 
     # ---------------------------------------------------------------- L0 -> base level
     def _pick_l0(self, tree: Tree) -> Compaction | None:
-        l0 = tree.level(0).files
+        l0 = tree.files_at(0)
         if not l0 or not self.free(l0):
             return None  # RocksDB runs one L0->base compaction at a time
         base = self.base_level(tree)
         lo, hi = _range(l0)
-        run = tree.level(base).runs[0] if tree.level(base).runs else None
+        run = tree.runs_at(base)[0] if tree.runs_at(base) else None
         below = run.overlapping(lo, hi) if run else []
         if not self.free(below):
             return None
         trivial = (self.options.trivial_move and not below and self._disjoint(l0))
         return Compaction(inputs=l0 + below, output_level=base, target_run=run,
-                          target_file_size=self.target_file_size(base), trivial_move=trivial,
+                          target_file_size=self.target_file_size(base, base), trivial_move=trivial,
                           reason="L0 files", io_class="compaction_l0", start_level=0)
 
     @staticmethod
@@ -129,12 +132,11 @@ class Leveled(Policy):
 
     # ---------------------------------------------------------------- Li -> Li+1
     def _pick_level(self, tree: Tree, level: int) -> Compaction | None:
-        src_lvl = tree.level(level)
-        if not src_lvl.runs:
+        if not tree.runs_at(level):
             return None
-        src = src_lvl.runs[0]
+        src = tree.runs_at(level)[0]
         out_level = level + 1
-        dst = tree.level(out_level).runs[0] if tree.level(out_level).runs else None
+        dst = tree.runs_at(out_level)[0] if tree.runs_at(out_level) else None
         best, best_ratio, best_below = None, None, None
         for f in src.files:
             if f.being_compacted:
@@ -153,7 +155,7 @@ class Leveled(Policy):
             # expand the start level while that pulls in no further output-level file
             lo, hi = _range(inputs + below)
             expanded = [f for f in src.overlapping(lo, hi)]
-            if len(expanded) > 1 and self.free(expanded):
+            if len(expanded) > len(inputs) and self.free(expanded):
                 lo2, hi2 = _range(expanded)
                 below2 = dst.overlapping(lo2, hi2) if dst else []
                 size = sum(f.bytes for f in expanded + below2)
@@ -161,8 +163,11 @@ class Leveled(Policy):
                     inputs = expanded
         trivial = self.options.trivial_move and not below
         return Compaction(inputs=inputs + below, output_level=out_level, target_run=dst,
-                          target_file_size=self.target_file_size(out_level), trivial_move=trivial,
+                          target_file_size=self.target_file_size(out_level, self.base_level(tree)), trivial_move=trivial,
                           reason=f"L{level} size", io_class="compaction", start_level=level)
+
+    def compaction_trigger_count(self) -> int:
+        return self.options.level0_file_num_compaction_trigger
 
     # ---------------------------------------------------------------- stalls
     def pending_compaction_bytes(self, tree: Tree) -> float:
@@ -176,14 +181,14 @@ class Leveled(Policy):
             l0_triggered = True
             est = to_next = float(l0.bytes)
         for i in range(base, o.num_levels - 1):
-            size = float(tree.level(i).bytes)
+            size = float(tree.level_bytes(i))
             if i == base and l0_triggered:
                 est += size
             size += to_next
             to_next = 0.0
             if size > targets[i]:
                 to_next = size - targets[i]
-                nxt = float(tree.level(i + 1).bytes)
+                nxt = float(tree.level_bytes(i + 1))
                 if nxt > 0:
                     est += to_next * (nxt / size + 1)
         return est

@@ -31,7 +31,10 @@ class Tiering(Policy):
         return None
 
     def stall_trigger_count(self, tree: Tree) -> int:
-        return len(tree.level(0).runs)
+        return len(tree.runs_at(0))
+
+    def compaction_trigger_count(self) -> int:
+        return self.options.size_ratio
 
 
 @register
@@ -42,11 +45,14 @@ class LazyLeveling(Policy):
         B = self.flush_bytes_avg or self.lsm.write_buffer_size
         return self.options.size_ratio ** level * B
 
+    def compaction_trigger_count(self) -> int:
+        return self.options.size_ratio
+
     def pick(self, tree: Tree) -> Compaction | None:
         T = self.options.size_ratio
         last = tree.last_nonempty_level()
-        if last >= 1 and tree.level(last).bytes > self.capacity(last):
-            run = tree.level(last).runs[0]
+        if last >= 1 and tree.level_bytes(last) > self.capacity(last):
+            run = tree.runs_at(last)[0]
             if self.free(run.files):
                 return Compaction(inputs=list(run.files), output_level=last + 1, trivial_move=True,
                                   reason=f"L{last} outgrew its capacity", start_level=last)
@@ -57,9 +63,9 @@ class LazyLeveling(Policy):
             merge = runs[-T:]
             inputs = [f for r in merge for f in r.files]
             nxt = lvl.index + 1
-            if nxt >= tree.last_nonempty_level() and tree.level(nxt).runs:
+            if nxt >= tree.last_nonempty_level() and tree.runs_at(nxt):
                 # the next level is the last: leveled, merge into its single run
-                target_files = [f for r in tree.level(nxt).runs for f in r.files]
+                target_files = [f for r in tree.runs_at(nxt) for f in r.files]
                 if not self.free(target_files):
                     continue
                 inputs += target_files

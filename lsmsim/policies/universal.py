@@ -26,6 +26,9 @@ class Universal(Policy):
     def stall_trigger_count(self, tree: Tree) -> int:
         return len(tree.runs())
 
+    def compaction_trigger_count(self) -> int:
+        return self.options.level0_file_num_compaction_trigger
+
     def _compaction(self, tree: Tree, runs: list[Run], reason: str) -> Compaction:
         oldest = tree.runs()[-1]
         out_level = 1 if runs[-1] is oldest else 0

@@ -47,7 +47,8 @@ class Group:
     rate: float = 0.0             # ops/s in this step
     cpu_per_op: float = 0.0       # CPU seconds of an average operation of the group's mix
     sync_reads: float = 0.0       # synchronous block reads of an average operation
-    per_op: dict[str, float] = field(default_factory=dict)  # latency per op type in this step
+    per_op: dict[str, float] = field(default_factory=dict)  # latency per op type, without sync reads
+    reads: dict[str, float] = field(default_factory=dict)   # mean synchronous reads per op type
 
 
 class Simulation:
@@ -71,6 +72,7 @@ class Simulation:
         self.inserts = 0             # writes issued (cursor for sequential/latest keys)
         self.write_carry = 0.0
         self.ops = {op: 0.0 for op in OPS}
+        self.measured_ops = {op: 0.0 for op in OPS}  # in phases with measure: true
         self.user_bytes = 0.0
         self.flush_bytes = 0.0
         self.compaction_read_bytes = 0.0
@@ -94,6 +96,10 @@ class Simulation:
         self.util = 0.0
         self.measured_time = 0.0
         self.peak_space = 0.0
+        # RocksDB's SanitizeOptions: slowdown >= the compaction trigger, stop >= slowdown
+        floor = self.policy.compaction_trigger_count()
+        self.slowdown_trigger = max(lsm.level0_slowdown_writes_trigger, floor)
+        self.stop_trigger = max(lsm.level0_stop_writes_trigger, self.slowdown_trigger)
         self.op_mode = cfg.sim.mode == "op"
         self.driver = OpDriver(self) if self.op_mode else None
         self._step_event: simpy.Event | None = None
@@ -157,7 +163,7 @@ class Simulation:
                 s = sum(shares.values())
                 groups.append(Group("clients", p.writers.threads, {k: v / s for k, v in shares.items()}))
         elif wfrac > 0:
-            groups.append(Group("writers", 1, {"write": 1.0}, target=p.writers.rate / bytes_per_write))
+            groups.append(Group("writers", p.writers.threads, {"write": 1.0}, target=p.writers.rate / bytes_per_write))
         if reads and p.queries.mode != "with_writers":
             r = sum(reads.values())
             g = Group("queries", p.queries.threads, {op: v / r for op, v in reads.items()})
@@ -196,11 +202,14 @@ class Simulation:
 
     # ================================================================== state queries
     def costs(self) -> CostTable:
-        if self._costs_version != self.tree.version:
+        """Per-operation costs, rebuilt when the tree changes or a sample interval passed (the
+        block cache warms between tree changes)."""
+        epoch = (self.tree.version, len(self.rec.rows))
+        if self._costs_version != epoch:
             p = self.phase or self.phases[-1]
             self._costs = build_costs(self.tree, self.cfg.lsm, self.cfg.lsm.cpu, self.hot_fraction,
                                       p.scan_length, p.short_scan_length)
-            self._costs_version = self.tree.version
+            self._costs_version = epoch
         return self._costs
 
     def pending_compaction_bytes(self) -> float:
@@ -219,9 +228,9 @@ class Simulation:
         pending = self.pending_compaction_bytes()
         if self.memtable_full() and len(self.tree.immutables) >= lsm.max_write_buffer_number - 1:
             return "stop"
-        if trig >= lsm.level0_stop_writes_trigger or pending >= lsm.hard_pending_compaction_bytes_limit:
+        if trig >= self.stop_trigger or pending >= lsm.hard_pending_compaction_bytes_limit:
             return "stop"
-        if trig >= lsm.level0_slowdown_writes_trigger or pending >= lsm.soft_pending_compaction_bytes_limit:
+        if trig >= self.slowdown_trigger or pending >= lsm.soft_pending_compaction_bytes_limit:
             return "slowdown"
         return "none"
 
@@ -278,8 +287,12 @@ class Simulation:
         if c.target_run is not None and c.target_run not in self.tree.level(c.output_level).runs:
             raise InvariantError(f"target run {c.target_run} is not in L{c.output_level}")
 
+    def _pinned(self) -> tuple:
+        return tuple(j.compaction.target_run for j in self.jobs
+                     if j.kind == "compaction" and j.compaction.target_run is not None)
+
     def _trivial_move(self, c: Compaction) -> None:
-        self.tree.install(c.inputs, list(c.inputs), c.output_level, c.target_run)
+        self.tree.install(c.inputs, list(c.inputs), c.output_level, c.target_run, keep=self._pinned())
         self.rec.compaction_row(kind="trivial_move", c=c, start=self.env.now, read=0, written=0,
                                 entries_in=sum(f.entries for f in c.inputs), entries_out=sum(f.entries for f in c.inputs),
                                 outputs=len(c.inputs))
@@ -321,7 +334,7 @@ class Simulation:
             c = job.compaction
             for f in c.inputs:
                 f.being_compacted = False
-            self.tree.install(c.inputs, job.outputs, c.output_level, c.target_run)
+            self.tree.install(c.inputs, job.outputs, c.output_level, c.target_run, keep=self._pinned())
             for f in c.inputs:
                 self.device.file_deleted(f.id, f.bytes)
             self.compaction_read_bytes += job.read_bytes
@@ -361,7 +374,7 @@ class Simulation:
                 cap = g.target if (not g.open or g.backlog <= 0) else math.inf
                 if wshare > 0 and limit is not None:
                     cap = min(cap, limit / wb / wshare)
-                g.flow = Flow(g.name, self.io_rank["foreground"], g.threads, g.cpu_per_op * g.threads,
+                g.flow = Flow(g.name, self.io_rank["foreground"], g.threads, g.cpu_per_op,
                               dev.seconds(0.0, 0.0, reads) + wshare * wal, cap=cap)
                 flows.append(g.flow)
         util = self.util
@@ -388,20 +401,48 @@ class Simulation:
         return min(limits) if limits else None
 
     def _op_latencies(self, g: Group) -> None:
-        """Service time per operation type for one of the group's threads at the solved rates."""
-        g.rate = g.flow.rate
-        share = max(g.flow.cpu_share, 1e-12)
+        """Latency per operation type for one of the group's threads at the solved rates.
+
+        `per_op[op]` is the part without synchronous reads: CPU time, slowed when the thread holds
+        less than its duty cycle of a core, plus any wait the step imposes: a write stall's delay
+        goes to writes only; device queueing stretches every operation. `reads[op]` is the mean
+        number of synchronous block reads, each taking `read_latency` (see `latency_points`)."""
+        f = g.flow
+        g.rate = f.rate
         costs = self.costs()
-        for op in g.shares:
-            c = costs.of(op)
-            g.per_op[op] = c.cpu / share + c.sync_reads * self.read_latency
-        # when the device or a cap (not CPU) limits a closed group, every op takes proportionally longer
-        mean = sum(s * g.per_op[op] for op, s in g.shares.items())
-        saturated = not g.open or g.backlog > 0 or g.rate < g.target * (1 - 1e-9)
-        if g.rate > 0 and mean > 0 and saturated:
-            stretch = max(1.0, g.threads / g.rate / mean)
+        slow = 1.0
+        if f.cpu > 0 and f.cpu_share > 0 and not f.held:  # CPU bound: each op's CPU part stretches
+            slow = max(1.0, (f.cpu / f.cpu_share - f.sync) / f.cpu)
+        g.per_op = {op: costs.of(op).cpu * slow for op in g.shares}
+        g.reads = {op: costs.of(op).sync_reads for op in g.shares}
+        if g.rate <= 0 or g.open:
+            return
+        mean = sum(s * (g.per_op[op] + g.reads[op] * self.read_latency) for op, s in g.shares.items())
+        extra = g.threads / g.rate - mean  # per op of a thread, beyond its own service time
+        if extra <= 1e-15 or g.name == "writers":  # a fixed-rate writer's gaps are idle, not latency
+            return
+        wshare = g.shares.get("write", 0.0)
+        if wshare > 0 and self._write_limit() is not None and f.cap < math.inf and f.rate >= f.cap * (1 - 1e-9):
+            g.per_op["write"] += extra / wshare  # the write controller delays writes only
+        else:
+            k = 1.0 + extra / mean  # every op of the mix takes k times as long as alone
             for op in g.per_op:
-                g.per_op[op] *= stretch
+                g.per_op[op] = g.per_op[op] * k + (k - 1.0) * g.reads[op] * self.read_latency
+
+    def _mean_service(self, g: Group) -> float:
+        return sum(s * (g.per_op[op] + g.reads[op] * self.read_latency) for op, s in g.shares.items())
+
+    def latency_points(self, g: Group, op: str) -> list[tuple[float, float]]:
+        """The latency distribution of one op type as (latency, probability) points: a random
+        number K of synchronous block reads with mean r, K = floor(r) or floor(r) + 1."""
+        r = g.reads.get(op, 0.0)
+        base = g.per_op[op]
+        k = math.floor(r)
+        frac = r - k
+        lat = self.read_latency
+        if frac <= 1e-12:
+            return [(base + k * lat, 1.0)]
+        return [(base + k * lat, 1.0 - frac), (base + (k + 1) * lat, frac)]
 
     # ================================================================== fluid loop
     def _horizon(self) -> tuple[float, str]:
@@ -472,15 +513,17 @@ class Simulation:
                 for op, s in g.shares.items():
                     k = n * s
                     self.ops[op] += k
+                    if self.phase.measure:
+                        self.measured_ops[op] += k
                     if op != "write":
                         c = costs.of(op)
                         reads += k * c.reads
                         self._warm(c.run_blocks, k)
                     if not g.open:
-                        self.rec.latency_mass(op, g.per_op.get(op, 0.0), k)
+                        for lat, p in self.latency_points(g, op):
+                            self.rec.latency_mass(op, lat, k * p)
                 if g.open and self.phase.measure:
-                    mean = sum(s * g.per_op[op] for op, s in g.shares.items())
-                    self.rec.open_segment(self.env.now - dt, self.env.now, mean, g.threads, g.target)
+                    self.rec.open_segment(self.env.now - dt, self.env.now, self._mean_service(g), g.threads, g.target)
                 self.cpu_busy["foreground"] += n * g.cpu_per_op
                 self.device.account(0.0, 0.0, reads, lsm.block_size)
             self._apply_writes(self._write_rate() * dt)
@@ -511,15 +554,13 @@ class Simulation:
             self._io = []
 
     def _warm(self, run_blocks, n_ops: float) -> None:
-        """Credit data-block reads to files for the block-cache warm-up model."""
+        """Credit data-block reads to runs for the block-cache warm-up model (O(runs); the cost
+        model spreads them over the runs' files when it next rebuilds)."""
         if run_blocks is None or n_ops <= 0:
             return
         for run, b in zip(self.tree.runs(), run_blocks):
-            if b <= 0:
-                continue
-            total = run.bytes
-            for f in run.files:
-                f.block_reads += n_ops * b * f.bytes / total
+            if b > 0:
+                run.pending_block_reads += n_ops * b
 
     def _apply_writes(self, n_float: float) -> None:
         x = n_float + self.write_carry

@@ -30,7 +30,8 @@ class OpDriver:
                 for _ in range(g.threads):
                     self.env.process(self._server(g, idx, store, ops, p))
             elif g.name == "writers":
-                self.env.process(self._rate_writer(g, idx))
+                for _ in range(g.threads):
+                    self.env.process(self._rate_writer(g, idx))
             else:
                 for _ in range(g.threads):
                     self.env.process(self._client(g, idx, ops, p))
@@ -50,7 +51,8 @@ class OpDriver:
                 yield from self._wait_unstalled()
             if sim.phase_index != idx:
                 return
-            svc = g.per_op.get(op, 0.0)
+            pts = sim.latency_points(g, op)
+            svc = pts[0][0] if len(pts) == 1 or self.rng.random() >= pts[1][1] else pts[1][0]
             if svc <= 0 or not np.isfinite(svc):
                 yield sim.step_event()
                 continue
@@ -66,10 +68,10 @@ class OpDriver:
             if g.rate <= 0:
                 yield sim.step_event()
                 continue
-            yield self.env.timeout(1.0 / g.rate)
+            yield self.env.timeout(g.threads / g.rate)
             if sim.phase_index != idx:
                 return
-            self.done(g, "write", 1.0 / g.rate)
+            self.done(g, "write", sim.latency_points(g, "write")[0][0])
 
     def _arrivals(self, g, idx, store):
         sim = self.sim
@@ -89,8 +91,7 @@ class OpDriver:
                 return
             t_arr = arrived[get]
             op = ops[int(self.rng.choice(len(ops), p=p))] if len(ops) > 1 else ops[0]
-            mean = sum(s * g.per_op[o] for o, s in g.shares.items())
-            yield self.env.timeout(self.rng.exponential(mean))
+            yield self.env.timeout(self.rng.exponential(sim._mean_service(g)))
             if sim.phase_index != idx:
                 return
             self.done(g, op, self.env.now - t_arr, queued=True)
@@ -99,6 +100,8 @@ class OpDriver:
     def done(self, g, op: str, latency: float, queued: bool = False) -> None:
         sim = self.sim
         sim.ops[op] += 1
+        if sim.phase.measure:
+            sim.measured_ops[op] += 1
         sim.phase_ops += 1
         sim.rec.latency_mass("query" if queued else op, latency, 1)
         sim.cpu_busy["foreground"] += sim.costs().of(op).cpu

@@ -1,14 +1,19 @@
 """Resource sharing between flows: processor sharing of CPU cores and prioritised max-min fair
 sharing of device time. Separate from the kernel and the models, as in SimGrid's lmm solver.
 
-A flow is a background job (one thread) or a group of foreground threads. Per unit of progress it
-needs `cpu` CPU-seconds and `dev` device-seconds; foreground threads also wait `sync` seconds of
-synchronous I/O per unit, during which they use no CPU. `cap` bounds the rate from outside (a
-target write rate, a write stall, an arrival rate).
+A flow is a background job (one thread) or a group of identical foreground threads. One unit of
+its progress (a job's whole work, or one operation) costs `cpu` CPU-seconds on one thread and
+`dev` device-seconds; a foreground thread also waits `sync` seconds of synchronous I/O per unit,
+during which it needs no CPU. `cap` bounds the flow's rate from outside (a target write rate, a
+write stall, an arrival rate).
 
-The solution is a fixed point of two allocations, iterated until it settles:
-- CPU: runnable threads share `cores` (less a context-switch overhead once threads outnumber
-  cores) by water-filling: a thread gets min(1 core, its demand, the fair level);
+Each thread of a flow with a CPU share s (cores) progresses at min(1 / (cpu + sync), s / cpu)
+units per second: with a whole core it alternates computing and waiting; with less it is CPU
+bound. The solution is a fixed point of two allocations:
+- CPU: threads share `cores` (less a context-switch overhead once runnable threads outnumber
+  cores) by water-filling on their demands: a thread needs cpu / (cpu + sync) of a core at most
+  (its duty cycle), less when the device or a cap holds its flow back, so CPU a thread cannot use
+  goes to the others (work-conserving processor sharing);
 - device: classes in priority order take device time; within a class, water-filling gives each
   flow min(its demand, an equal share of what is left).
 A flow's rate is the least of its CPU-bound rate, its device allocation and its cap.
@@ -24,82 +29,86 @@ class Flow:
     name: str
     io_class: int
     threads: int
-    cpu: float          # CPU seconds per unit of progress (for the whole flow)
+    cpu: float          # CPU seconds per unit of progress (on one thread)
     dev: float          # device seconds per unit
-    sync: float = 0.0   # synchronous I/O wait per unit, per thread (closed-loop foreground)
+    sync: float = 0.0   # synchronous I/O wait per unit (closed-loop foreground threads)
     cap: float = math.inf
     rate: float = 0.0
     cpu_share: float = 0.0  # cores per thread allotted
+    held: bool = False      # limited by the device or its cap rather than by CPU
+
+    def thread_rate(self, share: float) -> float:
+        """Units per second of one thread holding `share` cores."""
+        t_free = self.cpu + self.sync
+        if t_free <= 0:
+            return math.inf
+        r = 1.0 / t_free
+        if self.cpu > 0:
+            r = min(r, share / self.cpu)
+        return r
+
+    @property
+    def duty(self) -> float:
+        """Cores one thread uses when nothing but its own I/O waits holds it back."""
+        return self.cpu / (self.cpu + self.sync) if self.cpu > 0 else 0.0
 
 
-def _water_fill(demands: list[float], capacity: float, limit: float = math.inf) -> list[float]:
-    """Max-min fair split of `capacity` among demands (each also capped at `limit`)."""
-    n = len(demands)
-    alloc = [0.0] * n
-    order = sorted(range(n), key=lambda i: demands[i])
+def water_fill(demands: list[float], weights: list[int], capacity: float) -> list[float]:
+    """Max-min fair split of `capacity` among groups of `weights[i]` claimants each demanding
+    `demands[i]`; returns the amount per claimant of each group."""
+    alloc = [0.0] * len(demands)
     left = capacity
-    for k, i in enumerate(order):
-        fair = left / (n - k)
-        give = min(demands[i], fair, limit)
+    claimants = sum(weights)
+    for i in sorted(range(len(demands)), key=lambda i: demands[i]):
+        if claimants <= 0:
+            break
+        give = min(demands[i], left / claimants)
         alloc[i] = give
-        left -= give
+        left -= give * weights[i]
+        claimants -= weights[i]
     return alloc
 
 
-def solve(flows: list[Flow], cores: float, switch_overhead: float, iterations: int = 6) -> float:
-    """Set each flow's `rate`; return the device utilisation (0..1)."""
-    active = [f for f in flows if f.cap > 0 and (f.cpu > 0 or f.dev > 0 or f.sync > 0)]
+def solve(flows: list[Flow], cores: float, switch_overhead: float, iterations: int = 8) -> float:
+    """Set each flow's `rate` and `cpu_share`; return the device utilisation (0..1)."""
     for f in flows:
         f.rate = 0.0
+    active = [f for f in flows if f.cap > 0 and (f.cpu > 0 or f.dev > 0 or f.sync > 0)]
     if not active:
         return 0.0
-    nthreads = sum(f.threads for f in active)
-    eff = cores * (1.0 - switch_overhead) if nthreads > cores else cores
-    share = min(1.0, eff / nthreads)
-    for f in active:
-        f.cpu_share = share
+    runnable = sum(f.threads for f in active if f.cpu > 0)
+    eff = cores * (1.0 - switch_overhead) if runnable > cores else float(cores)
+    weights = [f.threads for f in active]
+    demand = [min(1.0, f.duty) for f in active]
     classes = sorted({f.io_class for f in active})
     util = 0.0
     for _ in range(iterations):
-        # CPU-bound rate per flow given its threads' shares
+        shares = water_fill(demand, weights, eff)
         bound = {}
-        for f in active:
-            per_thread = f.cpu / f.threads
-            t_unit = (per_thread / f.cpu_share if per_thread > 0 else 0.0) + f.sync
-            r = f.threads / t_unit if t_unit > 0 else math.inf
-            bound[f] = min(r, f.cap)
-        # device time by priority class, max-min fair within a class
+        for f, s in zip(active, shares):
+            f.cpu_share = s
+            bound[f] = min(f.cap, f.threads * f.thread_rate(s))
         left = 1.0
         for c in classes:
             members = [f for f in active if f.io_class == c]
             need = [bound[f] * f.dev if f.dev > 0 else 0.0 for f in members]
-            alloc = _water_fill(need, left)
+            alloc = water_fill(need, [1] * len(members), left)
             for f, a in zip(members, alloc):
                 f.rate = min(bound[f], a / f.dev) if f.dev > 0 else bound[f]
                 left -= f.rate * f.dev
             left = max(0.0, left)
         util = 1.0 - left
-        # CPU demand per thread: what it used if something other than CPU limited it, else more
-        demands, owners = [], []
-        for f in active:
+        # a thread held back by the device or its cap needs only what it uses; the rest is freed
+        new = []
+        for f, d in zip(active, demand):
+            if f.cpu <= 0:
+                new.append(0.0)
+                continue
             used = f.rate * f.cpu / f.threads
-            cpu_limited = f.rate >= bound[f] * (1 - 1e-9) and bound[f] < f.cap
-            d = 1.0 if cpu_limited else used
-            for _ in range(f.threads):
-                demands.append(d)
-                owners.append(f)
-        alloc = _water_fill(demands, eff, 1.0)
-        new = {}
-        for f, a in zip(owners, alloc):
-            new[f] = a  # identical for a flow's threads
-        changed = False
-        for f in active:
-            s = max(new[f], 1e-12) if f.cpu > 0 else f.cpu_share
-            if f.cpu > 0 and f.rate > 0:
-                s = max(s, f.rate * f.cpu / f.threads)
-            if abs(s - f.cpu_share) > 1e-9 * max(1.0, s):
-                changed = True
-            f.cpu_share = min(1.0, s)
-        if not changed:
+            held = f.rate < bound[f] * (1 - 1e-9) or (f.cap < math.inf and f.rate >= f.cap * (1 - 1e-9))
+            f.held = held
+            new.append(min(1.0, f.duty, used) if held else min(1.0, f.duty))
+        if all(abs(a - b) <= 1e-12 for a, b in zip(new, demand)):
             break
+        demand = new
     return util
