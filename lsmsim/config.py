@@ -7,6 +7,7 @@ option exists (the option keeps RocksDB's name).
 """
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
@@ -54,6 +55,13 @@ class MachineConfig(Section):
     io_priority: list[Literal["flush", "compaction_l0", "compaction", "foreground"]] = Field(
         ["flush", "compaction_l0", "compaction", "foreground"],
         description="Device priority classes, highest first; max-min fairness within a class.")
+
+    @model_validator(mode="after")
+    def _all_classes(self):
+        need = {"flush", "compaction_l0", "compaction", "foreground"}
+        if set(self.io_priority) != need or len(self.io_priority) != len(need):
+            raise ValueError("io_priority must list each of flush, compaction_l0, compaction, foreground once")
+        return self
 
 
 class DeviceConfig(Section):
@@ -121,12 +129,12 @@ class SSDDeviceConfig(Section):
 class CpuCostConfig(Section):
     """CPU time per unit of work. Calibrated on this machine kind against Debian's RocksDB 7.8.3
     db_bench (fillrandom, 16B keys, 100B values, no compression): 7.8 us/op with the WAL and
-    4.95 us/op without (so ~2.4 us WAL append, ~4.4 us memtable insert and write path);
+    4.95 us/op without (so 4.95 us for the memtable insert and write path, 2.85 us WAL append);
     CompMergeCPU 9.07 s for 7.30M input keys in compactions (1.24 us per entry) and 1.38 s for
     1.97M flushed entries (0.7 us per entry). Read-path constants are RocksDB's typical costs on a
     2-3 GHz core (filter probe, index binary search, block decode) and are not calibrated yet."""
-    memtable_insert: Duration = units.parse_duration("4.4us")
-    wal_append: Duration = units.parse_duration("2.4us")
+    memtable_insert: Duration = units.parse_duration("4.95us")
+    wal_append: Duration = units.parse_duration("2.85us")
     flush_per_entry: Duration = units.parse_duration("0.7us")
     merge_per_entry: Duration = units.parse_duration("1.18us")
     merge_per_byte: Duration = units.parse_duration("0.5ns")
@@ -149,6 +157,9 @@ class LsmConfig(Section):
                         "memtable held 27,821 16B/100B entries in db_bench on RocksDB 7.8.3 (150.8 B/entry).")
     block_size: Bytes = Field(4096, gt=0)
     bloom_bits_per_key: float = Field(10.0, ge=0)
+    range_filter_fpr: float | None = Field(
+        None, ge=0, le=1, description="A range filter per run (EcoTune's SNARF): a scan seeks only runs "
+                                     "holding keys of its range, plus false positives at this rate.")
     block_cache_size: Bytes = units.parse_size("8MiB")
     entries_per_sample: int = Field(1, ge=1, description="Real entries one key sample stands for (1 = exact).")
     wal: bool = True
@@ -225,7 +236,7 @@ PolicyConfig = Annotated[
 class KeysConfig(Section):
     distribution: Literal["uniform", "sequential", "zipfian", "latest", "normal", "shuffled"] = Field(
         "uniform", description="uniform: with replacement (db_bench); shuffled: each key once, random order")
-    theta: float = Field(0.99, gt=0, lt=10)
+    theta: float = Field(0.99, ge=0, lt=1, description="Zipf skew; Gray et al.'s generator needs theta < 1.")
     mean: float = Field(0.5, ge=0, le=1)
     stddev: float = Field(0.1, gt=0)
 
@@ -251,7 +262,7 @@ class WritersConfig(Section):
     """Write side: `closed` N client threads (db_bench, ARCE) or a fixed `rate` in bytes/s (EcoTune).
     The phase's write operations are drawn in proportion to insert/update/delete."""
     mode: Literal["closed", "rate"] = "closed"
-    threads: int = Field(1, ge=1)
+    threads: int = Field(1, ge=1, le=100_000)
     rate: Bandwidth | None = None
 
     @model_validator(mode="after")
@@ -266,7 +277,7 @@ class QueriesConfig(Section):
     ARCE); `closed`: N dedicated query threads; `open`: arrivals (Poisson or bursty) served by N
     query threads, latency including queueing (EcoTune)."""
     mode: Literal["with_writers", "closed", "open"] = "with_writers"
-    threads: int = Field(1, ge=1)
+    threads: int = Field(1, ge=1, le=100_000)
     arrival_rate: OpRate | None = None
     arrival: Literal["poisson", "bursty"] = "poisson"
     burst_factor: float = Field(3.0, ge=1)
@@ -277,6 +288,9 @@ class QueriesConfig(Section):
     def _rate_given(self):
         if self.mode == "open" and not self.arrival_rate:
             raise ValueError("mode 'open' needs 'arrival_rate', e.g. arrival_rate: 20K/s")
+        if self.arrival == "bursty" and self.burst_factor * self.burst_duty > 1:
+            raise ValueError("bursty arrivals need burst_factor x burst_duty <= 1 (the bursts alone "
+                             "would exceed the mean rate)")
         return self
 
 
@@ -307,9 +321,9 @@ class PhaseConfig(Section):
 class WorkloadConfig(Section):
     """Either a db_bench-style `preset` (with `num`) or explicit `phases`."""
     preset: Literal["fillrandom", "fillseq", "readrandom", "seekrandom", "overwrite"] | None = None
-    num: Count = Field(1_000_000, gt=0, description="Key space size (db_bench --num).")
-    key_size: Bytes = Field(16, gt=0)
-    value_size: Bytes = Field(100, ge=0)
+    num: Count = Field(1_000_000, gt=0, lt=2**63, description="Key space size (db_bench --num).")
+    key_size: Bytes = Field(16, gt=0, le=2**31)
+    value_size: Bytes = Field(100, ge=0, le=2**31)
     preload: bool = Field(False, description="Bulk-load `num` keys (fillrandom) before the phases.")
     phases: list[PhaseConfig] = []
 
@@ -333,7 +347,7 @@ class SimConfig(Section):
 
 class Config(Section):
     name: str = "run"
-    seed: int = 0
+    seed: int = Field(0, ge=0)
     machine: MachineConfig = MachineConfig()
     device: Annotated[Union[DeviceConfig, SSDDeviceConfig], Field(discriminator="model")] = DeviceConfig()
 
@@ -375,7 +389,9 @@ def _message(err: dict) -> str:
     if err["type"] == "literal_error":
         return msg.replace("Input should be", "must be")
     if err["type"] == "union_tag_invalid":
-        return msg.replace("Input tag", "policy name").replace("does not match any of the expected tags", "is unknown; allowed")
+        return msg.replace("Input tag", "name").replace("does not match any of the expected tags", "is unknown; allowed")
+    if err["type"] == "union_tag_not_found":
+        return "needs 'name' (policy: leveled, full_leveling, tiering, lazy_leveling, universal) or 'model' (device: simple, ssd)"
     return msg
 
 
@@ -432,6 +448,8 @@ def read_yaml(path: str | Path) -> dict:
         text = p.read_text()
     except OSError as e:
         raise ConfigError(str(p), [("(file)", f"cannot read: {e.strerror}")]) from None
+    except UnicodeDecodeError:
+        raise ConfigError(str(p), [("(file)", "is not a text (UTF-8) YAML file")]) from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:
@@ -474,7 +492,7 @@ def load_config(path_or_data: str | Path | dict | Config, overrides: list[str] =
             return path_or_data
         data, source = path_or_data.model_dump(mode="json"), "<config>"
     elif isinstance(path_or_data, dict):
-        data, source = dict(path_or_data), "<config>"
+        data, source = copy.deepcopy(path_or_data), "<config>"  # overrides must not leak into the caller's dict
     else:
         data, source = read_yaml(path_or_data), str(path_or_data)
     for o in overrides:

@@ -64,3 +64,43 @@ def test_json_output(tmp_path):
     r = lsmsim("run", str(cfg), "--json", "-q")
     assert r.returncode == 0
     assert json.loads(r.stdout)["flushes"] > 0
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("override,path", [
+    ("workload.phases.0.keys.theta=1.5", "workload.phases[0].keys.theta"),
+    ("seed=-1", "seed"),
+    ("machine.io_priority=[flush]", "machine"),
+    ("workload.num=1e30", "workload.num"),
+    ("workload.phases.0.queries={mode: open, arrival_rate: 1000, arrival: bursty, burst_factor: 10}",
+     "workload.phases[0].queries"),
+    ("policy={num_levels: 3}", "policy"),
+])
+def test_bad_values_exit_2_naming_the_path(tmp_path, override, path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml.safe_dump(small_config()))
+    r = lsmsim("run", str(cfg), "--set", override)
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and path in r.stderr, r.stderr
+
+
+def test_unreadable_inputs_exit_2(tmp_path):
+    binary = tmp_path / "b.yaml"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    r = lsmsim("run", str(binary))
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "UTF-8" in r.stderr
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml.safe_dump(small_config()))
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    r = lsmsim("run", str(cfg), "-o", str(afile / "sub"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_load_config_leaves_the_callers_dict_alone():
+    from lsmsim import load_config
+    base = small_config()
+    load_config(base, ["lsm.wal=false"])
+    assert base["lsm"]["wal"] is True

@@ -87,3 +87,15 @@ def test_zipfian_reads_hit_the_cache_more_than_uniform():
     u = lsmsim.run(small_config(phases=phases)).summary
     z = lsmsim.run(small_config(phases=phases), ["workload.phases.1.keys.distribution=zipfian"]).summary
     assert z["device_random_reads"] < u["device_random_reads"]
+
+
+def test_range_filter_skips_runs_without_keys_of_the_range():
+    """EcoTune §4.1: with range filters, small runs cost a long scan about K * S / M I/Os."""
+    t = tree_with({1: [[(0, 10**7, 200_000)]], 0: [[(0, 10**7, 500)]] * 10})
+    plain = _costs(t, block_cache_size=0)
+    filtered = _costs(t, block_cache_size=0, range_filter_fpr=0.0)
+    assert filtered.long_scan.reads < plain.long_scan.reads
+    small_share = 10 * 500 / (200_000 + 10 * 500)
+    # the ten small runs: sum of 1 - (1 - p_i)^K ~ K * S / M
+    small = filtered.long_scan.run_blocks[:10].sum()
+    assert small == pytest.approx(100 * small_share, rel=0.15)

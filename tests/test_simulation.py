@@ -38,7 +38,7 @@ def _newest(tree):
 
 
 @pytest.mark.parametrize("policy", POLICIES, ids=lambda p: p["name"] + ("-dyn" if len(p) > 3 else ""))
-def test_no_key_lost_and_invariants(policy, monkeypatch):
+def test_no_key_lost_and_invariants(policy, monkeypatch, **sections):
     written = []
     orig = WriteStream.draw
 
@@ -49,7 +49,7 @@ def test_no_key_lost_and_invariants(policy, monkeypatch):
 
     monkeypatch.setattr(WriteStream, "draw", draw)
     from lsmsim.sim.kernel import Simulation
-    sim = Simulation(lsmsim.load_config(small_config(policy=policy, phases=MIXED)))
+    sim = Simulation(lsmsim.load_config(small_config(policy=policy, phases=MIXED, **sections)))
     res = sim.run()  # check_invariants is on: every install is checked
     assert res.summary["compactions"] > 0
     w = Samples.concat(written)
@@ -203,3 +203,46 @@ def test_merge_policies_order_by_write_amp():
     lev = _unique_inserts({"name": "leveled", "max_bytes_for_level_base": "1MiB",
                            "target_file_size_base": "256KiB"}, flushes=63).summary["write_amp"]
     assert uni < lev
+
+
+def test_block_cache_warms_during_a_read_only_phase():
+    phases = [{"operations": 50_000, "mix": {"insert": 1.0}, "measure": False},
+              {"duration": 2.0, "mix": {"get": 1.0}}]
+    r = lsmsim.run(small_config(phases=phases, lsm={"block_cache_size": "1GiB"}), ["sim.sample_interval=0.1"])
+    ts = r.timeseries[r.timeseries.phase != "(drain)"]
+    gets = ts[ts.get_ops_per_s > 0]
+    # the cache holds all the data: block reads per get fall from ~1 to near 0 as files warm
+    dev_reads = r.summary["device_random_reads"]
+    assert dev_reads < 0.5 * r.summary["ops_get"]
+    assert gets.get_ops_per_s.iloc[-1] > 1.5 * gets.get_ops_per_s.iloc[0]
+
+
+def test_throughput_counts_measured_phases_only():
+    s = lsmsim.run(small_config(), ["workload.preset=readrandom", "workload.phases=[]", "workload.num=20000"]).summary
+    assert s["ops_write"] == pytest.approx(20_000)      # the load ran ...
+    assert s["throughput_write_ops_per_s"] == 0.0        # ... but is not measured
+    assert s["throughput_get_ops_per_s"] == pytest.approx(s["ops_get"] / s["measured_time_s"])
+
+
+def test_rate_writers_reach_their_rate_with_several_threads():
+    phases = [{"duration": 2.0, "mix": {"insert": 1.0}, "writers": {"mode": "rate", "rate": "100MB/s", "threads": 8}}]
+    r = lsmsim.run(small_config(phases=phases, machine={"cores": 16}, lsm={"write_buffer_size": "8MiB"}))
+    s = r.summary
+    assert s["user_bytes"] / s["measured_time_s"] == pytest.approx(100e6, rel=0.02)
+    # a fixed-rate write's latency is its service time, not the gap between writes
+    assert s["latency_write_p50_s"] < 20e-6
+
+
+def test_sample_interval_does_not_change_results():
+    a = lsmsim.run(small_config(phases=MIXED)).summary
+    b = lsmsim.run(small_config(phases=MIXED), ["sim.sample_interval=0.05"]).summary
+    assert a["live_entries"] == b["live_entries"]  # the same keys were written
+    for key in ("user_bytes", "ops_write", "ops_get"):
+        assert a[key] == pytest.approx(b[key], rel=1e-9), key
+    assert a["write_amp"] == pytest.approx(b["write_amp"], rel=0.02)
+
+
+def test_concurrent_leveled_compactions_lose_nothing(monkeypatch):
+    """Two compaction threads: an L1 -> L2 job may empty the L1 run an L0 -> L1 job targets."""
+    test_no_key_lost_and_invariants(dict(POLICIES[0]), monkeypatch,
+                                    machine={"threads": {"flush": 1, "compaction": 3}, "cores": 4})

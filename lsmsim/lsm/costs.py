@@ -90,10 +90,20 @@ def build_costs(tree, lsm, cpu, hot_fraction, scan_length: int, short_scan_lengt
                float((blocks * miss).sum()), float((blocks * miss).sum()), blocks)
 
     def scan(k: int) -> OpCost:
-        # one seek block per run, then the K keys spread over runs by their share of the data
-        b = 1.0 + np.maximum(0.0, k * share - 1.0) / epb if n else np.zeros(0)
-        cpu_s = cpu.get_base + n * (cpu.index_search + cpu.block_decode) + k * cpu.next_entry * max(1.0, np.log2(max(n, 1)) + 1)
-        cpu_s += float((b - 1.0).clip(0).sum()) * cpu.block_decode
+        # a seek reads one block per run it visits; then the K keys spread over the runs by their
+        # share p_j of the data. Without a range filter every run is visited; with one, only runs
+        # holding one of the K keys, probability 1 - (1 - p_j)^K (EcoTune §4.1), plus false positives.
+        if lsm.range_filter_fpr is None:
+            visit = np.ones(n)
+            probe = 0.0
+        else:
+            touch = 1.0 - (1.0 - share) ** k
+            visit = touch + (1.0 - touch) * lsm.range_filter_fpr
+            probe = n * cpu.filter_probe
+        b = visit + np.maximum(0.0, k * share - 1.0) / epb if n else np.zeros(0)
+        cpu_s = (cpu.get_base + probe + float(visit.sum()) * (cpu.index_search + cpu.block_decode)
+                 + k * cpu.next_entry * max(1.0, np.log2(max(n, 1)) + 1))
+        cpu_s += float(np.maximum(0.0, b - visit).sum()) * cpu.block_decode
         r = float((b * miss).sum())
         return OpCost(cpu_s, r, r, b)
 

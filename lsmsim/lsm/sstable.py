@@ -48,21 +48,13 @@ class SSTFile:
     being_compacted: bool = False
     block_reads: float = 0.0  # data-block reads served since creation (block-cache warm-up)
 
-    @property
-    def min_key(self) -> int:
-        return int(self.samples.keys[0])
-
-    @property
-    def max_key(self) -> int:
-        return int(self.samples.keys[-1])
-
-    @property
-    def min_seq(self) -> int:
-        return int(self.samples.seqs.min())
-
-    @property
-    def max_seq(self) -> int:
-        return int(self.samples.seqs.max())
+    def __post_init__(self):
+        # a file never changes: cache its key and sequence range as Python ints (hot in pickers)
+        k, q = self.samples.keys, self.samples.seqs
+        self.min_key = int(k[0])
+        self.max_key = int(k[-1])
+        self.min_seq = int(q.min())
+        self.max_seq = int(q.max())
 
     def overlaps(self, lo: int, hi: int) -> bool:
         return not (self.max_key < lo or self.min_key > hi)
@@ -71,12 +63,22 @@ class SSTFile:
         return f"SSTFile(#{self.id} L{self.level} [{self.min_key}..{self.max_key}] {self.bytes}B)"
 
 
-@dataclass(eq=False)
 class Run:
     """A sorted run: non-overlapping files sorted by key."""
-    id: int
-    files: list[SSTFile] = field(default_factory=list)
-    pending_block_reads: float = 0.0  # block reads not yet credited to files (block-cache model)
+
+    def __init__(self, id: int, files: list[SSTFile] | None = None):
+        self.id = id
+        self.files = files or []
+        self.pending_block_reads = 0.0  # block reads not yet credited to files (block-cache model)
+
+    @property
+    def files(self) -> list[SSTFile]:
+        return self._files
+
+    @files.setter
+    def files(self, files: list[SSTFile]) -> None:
+        self._files = files
+        self._maxes = [f.max_key for f in files]  # for binary search in `overlapping`
 
     @property
     def bytes(self) -> int:
@@ -104,8 +106,7 @@ class Run:
 
     def overlapping(self, lo: int, hi: int) -> list[SSTFile]:
         """Files whose key range intersects [lo, hi] (binary search on file boundaries)."""
-        maxes = [f.max_key for f in self.files]
-        i = bisect.bisect_left(maxes, lo)
+        i = bisect.bisect_left(self._maxes, lo)
         out = []
         while i < len(self.files) and self.files[i].min_key <= hi:
             out.append(self.files[i])
@@ -114,8 +115,7 @@ class Run:
 
     def replace(self, removed: set[int], added: list[SSTFile]) -> None:
         """Swap files (by id) for new ones, keeping key order."""
-        self.files = [f for f in self.files if f.id not in removed] + list(added)
-        self.files.sort(key=lambda f: f.min_key)
+        self.files = sorted([f for f in self.files if f.id not in removed] + list(added), key=lambda f: f.min_key)
 
     def samples(self) -> Samples:
         return Samples.concat([f.samples for f in self.files]) if self.files else Samples.empty()

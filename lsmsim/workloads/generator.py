@@ -52,12 +52,16 @@ class WriteStream:
         self.p_delete = mix.delete / w if w > 0 else 0.0
         self.value_size = value_size
         self.eps = eps
-        self.rng = rng
+        # separate streams for keys and for delete flags: each draws the same numbers however the
+        # kernel splits the writes into steps (sample_interval must not change results)
+        seeds = rng.integers(0, 2**63, 2)
+        self.key_rng = np.random.default_rng(seeds[0])
+        self.op_rng = np.random.default_rng(seeds[1])
 
     def draw(self, n: int, first_seq: int, cursor: int) -> tuple[Samples, float, int]:
         """n writes with seqnos first_seq.. ; returns (samples, total value bytes, deletes)."""
-        keys = self.sampler.draw(self.rng, n, cursor)
-        tomb = (self.rng.random(n) < self.p_delete) if self.p_delete > 0 else np.zeros(n, bool)
+        keys = self.sampler.draw(self.key_rng, n, cursor)
+        tomb = (self.op_rng.random(n) < self.p_delete) if self.p_delete > 0 else np.zeros(n, bool)
         deletes = int(tomb.sum())
         value_bytes = float((n - deletes) * self.value_size)
         keep = sampled(keys, self.eps)
