@@ -12,7 +12,7 @@ class _Progress:
 
     def __init__(self, cfg: Config, enabled: bool):
         from tqdm.auto import tqdm
-        self.bar = tqdm(total=1.0, disable=not enabled, unit="run", leave=False,
+        self.bar = tqdm(total=1.0, disable=not enabled, unit="run", leave=False, mininterval=0.5,
                         bar_format="{desc}: {percentage:3.0f}%|{bar}| sim {postfix}")
         self._last = 0.0
 

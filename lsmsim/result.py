@@ -42,6 +42,7 @@ SUMMARY_DOC = {
     "flash_write_bytes / erases / gc_copies / gc_stall_s": "SSD model: flash writes, block erases, "
         "GC page copies, device seconds spent on foreground GC copies",
     "erase_count_max / erase_count_mean / wear_spread": "SSD model: erase counts per block (max - min)",
+    "device_peak_utilization": "SSD model: peak fraction of the logical capacity in use (files, WAL, outputs)",
     "device_host_write_bytes / device_host_read_bytes": "bytes the device served to the host",
     "flushes / compactions / trivial_moves": "job counts",
     "files_L<i> / bytes_L<i> / runs_L<i>": "the final tree",

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ..errors import LsmsimError
+from ..errors import ConfigError, LsmsimError
 from ..sim.device import Device
 from .alloc import DeviceFullError as _AllocFull
 from .alloc import ExtentAllocator
@@ -42,10 +42,7 @@ class SSDDevice(Device):
         self.alloc = ExtentAllocator(self.pages_total)
         self.ftl = None
         if f.enabled:
-            self.ftl = FTL(FTLConfig(
-                logical_bytes=self.pages_total * self.page, mapping_unit=self.page, erase_unit=int(f.erase_unit),
-                over_provisioning=f.over_provisioning, op_definition=f.op_definition, frontiers=f.frontiers,
-                victim=f.victim, gc_free_low=f.gc_free_low, gc_free_high=f.gc_free_high, seed=0))
+            self.ftl = self._make_ftl(cfg, f)
         self._copy_s = self.timing.gc_copy_seconds(self.page)
         self._written: dict[int, float] = {}      # file id -> bytes written so far
         self._pages: dict[int, int] = {}          # file id -> pages written so far
@@ -58,6 +55,16 @@ class SSDDevice(Device):
         self.gc_ratio = 0.0                       # recent foreground GC copies per host page
         self.gc_stall_s = 0.0
         self._last_copies = 0
+        self.peak_used_pages = 0
+
+    def _make_ftl(self, cfg, f) -> FTL:
+        try:
+            return FTL(FTLConfig(
+                logical_bytes=self.pages_total * self.page, mapping_unit=self.page, erase_unit=int(f.erase_unit),
+                over_provisioning=f.over_provisioning, op_definition=f.op_definition, frontiers=f.frontiers,
+                victim=f.victim, gc_free_low=f.gc_free_low, gc_free_high=f.gc_free_high, seed=0))
+        except ConfigError as e:  # name the YAML paths the FTL's checks refer to
+            raise ConfigError("<config>", [(f"device.ftl.{p}", m) for p, m in e.errors]) from None
 
     # ---------------------------------------------------------------- costs
     def seconds(self, read_bytes, write_bytes, random_reads):
@@ -88,6 +95,7 @@ class SSDDevice(Device):
                 f"the tree and its in-flight outputs; raise device.capacity") from None
         lpns = np.concatenate([np.arange(a, a + l, dtype=np.int64) for a, l in extents])
         self._chunks.setdefault(fid, []).append(key)
+        self.peak_used_pages = max(self.peak_used_pages, self.alloc.used_pages)
         return lpns
 
     def write_streams(self, writes: list[tuple[int, float, int]]) -> None:
@@ -178,6 +186,7 @@ class SSDDevice(Device):
 
     def stats(self) -> dict:
         s = super().stats()
+        s["device_peak_utilization"] = self.peak_used_pages / self.pages_total
         if self.ftl is None:
             s.update({"gc_write_amp": 1.0, "flash_write_bytes": self.host_write_bytes, "erases": 0,
                       "gc_copies": 0, "gc_stall_s": 0.0})

@@ -1,0 +1,80 @@
+"""The SSD model inside the simulator: GC from compaction patterns (Spooky PVLDB'22 §3), TRIM,
+accounting, and device-full errors."""
+from pathlib import Path
+
+import pytest
+
+import lsmsim
+from lsmsim.errors import LsmsimError
+from tests.conftest import small_config
+
+SPOOKY = Path(__file__).parent.parent / "experiments" / "spooky"
+SMALL = ["workload.num=1M", "workload.phases.0.operations=1M", "workload.phases.1.operations=2M",
+         "device.ftl.erase_unit=4MiB", "lsm.write_buffer_size=2MiB"]
+
+
+@pytest.fixture(scope="module")
+def spooky_runs():
+    partial = lsmsim.run(SPOOKY / "gc-partial-merge.yaml", SMALL + [
+        "device.capacity=216MiB", "policy.target_file_size_base=512KiB", "policy.max_bytes_for_level_base=10MiB"])
+    full = lsmsim.run(SPOOKY / "gc-full-merge.yaml", SMALL + ["device.capacity=360MiB", "policy.target_file_size=16MiB"])
+    return partial.summary, full.summary
+
+
+def test_partial_merge_mixes_lifetimes_full_merge_does_not(spooky_runs):
+    """Spooky Fig. 7: at ~80% device utilisation partial merge pays GC write-amp, full merge ~none."""
+    partial, full = spooky_runs
+    for s in (partial, full):
+        assert 0.75 < s["device_peak_utilization"] < 0.9
+        assert s["total_write_amp"] == pytest.approx(s["write_amp"] * s["gc_write_amp"])  # Eq. 2
+    assert partial["gc_write_amp"] > 1.25
+    assert full["gc_write_amp"] < 1.03
+    assert partial["total_write_amp"] > full["total_write_amp"]
+
+
+def test_flash_accounting(spooky_runs):
+    partial, _ = spooky_runs
+    # every host byte reaches flash once, rounded up to whole pages per file, plus GC copies
+    assert partial["flash_write_bytes"] >= partial["device_host_write_bytes"]
+    assert partial["erases"] > 0 and partial["erase_count_max"] >= partial["erase_count_mean"]
+    assert partial["gc_copies"] == partial["gc_copies_foreground"] + partial["gc_copies_background"]
+
+
+def _ssd(**ftl):
+    return {"model": "ssd", "preset": "samsung-pm9a3-960gb", "capacity": "96MiB",
+            "ftl": {"erase_unit": "1MiB", **ftl}}
+
+
+def test_trim_modes():
+    """Deleted SSTs that are TRIMmed leave nothing for GC to copy; without TRIM their stale pages
+    stay valid until the allocator reuses the LBAs, so GC copies them."""
+    phases = [{"operations": 300_000, "mix": {"update": 1.0}}]
+    wa = {}
+    for mode in ("immediate", "periodic", "none"):
+        cfg = small_config(phases=phases, device={**_ssd(trim=mode, fstrim_period="0.5s"), "capacity": "24MiB"},
+                           lsm={"write_buffer_size": "1MiB"})
+        cfg["sim"]["check_invariants"] = False
+        wa[mode] = lsmsim.run(cfg).summary["gc_write_amp"]
+    assert wa["immediate"] < 1.01
+    assert wa["immediate"] < wa["periodic"] < wa["none"]
+
+
+def test_sequential_fill_has_no_gc():
+    cfg = small_config(device=_ssd(), lsm={"write_buffer_size": "1MiB"}, phases=[
+        {"operations": 400_000, "mix": {"insert": 1.0}, "keys": {"distribution": "sequential"}}])
+    s = lsmsim.run(cfg, ["workload.num=400000"]).summary
+    assert s["gc_write_amp"] < 1.01
+
+
+def test_device_full_is_a_user_error():
+    cfg = small_config(device={**_ssd(), "capacity": "24MiB"}, phases=[{"operations": 400_000, "mix": {"insert": 1.0}}])
+    with pytest.raises(LsmsimError, match="device full.*device.capacity"):
+        lsmsim.run(cfg, ["workload.num=400000"])
+
+
+def test_ftl_reserve_error_names_the_yaml_path():
+    from lsmsim.errors import ConfigError
+    cfg = small_config(device={**_ssd(), "capacity": "16MiB", "ftl": {"erase_unit": "4MiB"}})
+    with pytest.raises(ConfigError) as e:
+        lsmsim.run(cfg)
+    assert any(p.startswith("device.ftl.") for p, _ in e.value.errors)
