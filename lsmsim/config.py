@@ -81,7 +81,9 @@ class DirectionConfig(Section):
     latency: Duration = Field(gt=0, description="Unloaded latency of one 4KiB request (queue depth 1).")
     stream_bandwidth: Bandwidth = Field(description="Transfer rate of one request once started.")
     bandwidth: Bandwidth = Field(description="Maximum throughput for large requests.")
-    iops: OpRate = Field(gt=0, description="Maximum 4KiB request rate with enough requests outstanding.")
+    iops: OpRate | None = Field(None, gt=0, description="Maximum 4KiB request rate with enough requests "
+                                "outstanding; omitted: channels x dies_per_channel / flash_time.")
+    flash_time: Duration | None = Field(None, gt=0, description="One flash page read (tR) or program (tPROG).")
 
 
 class FtlConfig(Section):
@@ -122,7 +124,19 @@ class SSDDeviceConfig(Section):
     ftl: FtlConfig = FtlConfig()
     host_per_io: Duration = Field(0.0, description="Host CPU time per request (block layer, driver).")
     latency_shape: dict[str, dict[float, float]] | None = Field(
-        None, description="Calibrated profiles: latency percentile / median per direction at queue depth 1.")
+        None, description="Calibrated profiles: latency percentile / mean per direction at queue depth 1.")
+
+    @model_validator(mode="after")
+    def _iops_from_parallelism(self):
+        """Internal parallelism: with every die busy, a device serves channels x dies pages per
+        flash operation time (Agrawal et al., USENIX ATC'08 §3)."""
+        for name in ("read", "write"):
+            d = getattr(self, name)
+            if d.iops is None:
+                if d.flash_time is None:
+                    raise ValueError(f"{name}: give 'iops', or 'flash_time' to derive it from channels x dies")
+                d.iops = self.channels * self.dies_per_channel / d.flash_time
+        return self
 
 
 # ---------------------------------------------------------------- LSM tree

@@ -96,3 +96,13 @@ def test_fit_on_recorded_traces():
     assert sum(e <= 0.10 for e in bw_err) >= 6
     assert sum(e <= 0.10 for e in p50_err) >= 6
     assert max(bw_err) < 0.30
+
+
+def test_iops_from_channels_and_dies():
+    from lsmsim.config import SSDDeviceConfig
+    d = SSDDeviceConfig.model_validate({
+        "model": "ssd", "channels": 8, "dies_per_channel": 4,
+        "read": {"latency": "80us", "stream_bandwidth": "1GB/s", "bandwidth": "3GB/s", "flash_time": "50us"},
+        "write": {"latency": "20us", "stream_bandwidth": "1GB/s", "bandwidth": "1GB/s", "iops": "100K/s"}})
+    assert d.read.iops == pytest.approx(32 / 50e-6)
+    assert d.write.iops == 100e3

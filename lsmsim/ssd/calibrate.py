@@ -221,5 +221,5 @@ def load_profile(path: str | Path) -> Profile:
         data = _deep_merge(load_preset(data["preset"]), data)
     cfg = SSDDeviceConfig.model_validate({**data, "model": "ssd"})
     shape = {k: {float(p): float(r) for p, r in v.items()} for k, v in (cfg.latency_shape or {}).items()}
-    return Profile(Direction(**cfg.read.model_dump()), Direction(**cfg.write.model_dump()), shape,
-                   cfg.host_per_io)
+    from .device import _direction
+    return Profile(_direction(cfg.read), _direction(cfg.write), shape, cfg.host_per_io)

@@ -25,6 +25,10 @@ from .ftl import FTL, FTLConfig
 from .timing import Direction, SSDTiming
 
 
+def _direction(d) -> Direction:
+    return Direction(d.latency, d.stream_bandwidth, d.bandwidth, d.iops)
+
+
 class DeviceFullError(LsmsimError):
     """The tree (plus in-flight compaction outputs) outgrew the device's logical capacity."""
 
@@ -35,7 +39,7 @@ class SSDDevice(Device):
     def __init__(self, cfg):
         super().__init__()
         self.cfg = cfg
-        self.timing = SSDTiming(Direction(**cfg.read.model_dump()), Direction(**cfg.write.model_dump()), cfg.host_per_io)
+        self.timing = SSDTiming(_direction(cfg.read), _direction(cfg.write), cfg.host_per_io)
         f = cfg.ftl
         self.page = int(f.mapping_unit)
         self.pages_total = int(cfg.capacity // self.page)
