@@ -230,6 +230,10 @@ class Simulation:
             return "stop"
         if trig >= self.stop_trigger or pending >= lsm.hard_pending_compaction_bytes_limit:
             return "stop"
+        unflushed = len(self.tree.immutables) + 1
+        mwbn = lsm.max_write_buffer_number
+        if mwbn > 3 and unflushed >= mwbn - 1:  # RocksDB delays writes one memtable before the limit
+            return "slowdown"
         if trig >= self.slowdown_trigger or pending >= lsm.soft_pending_compaction_bytes_limit:
             return "slowdown"
         return "none"

@@ -157,6 +157,14 @@ class Recorder:
         segs = self.open_segments
         if not segs:
             return
+        # phases without open arrivals between open ones: arrivals stop, queued requests are served
+        filled = []
+        for seg in segs:
+            if filled and seg[0] > filled[-1][1] + 1e-12:
+                prev = filled[-1]
+                filled.append((prev[1], seg[0], prev[2], prev[3], 0.0))
+            filled.append(seg)
+        segs = filled
         cfg = self.sim.cfg
         q = next((p.queries for p in self.sim.phases if p.queries.mode == "open"), None)
         rng = np.random.default_rng([cfg.seed, 7])
