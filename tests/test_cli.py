@@ -104,3 +104,25 @@ def test_load_config_leaves_the_callers_dict_alone():
     base = small_config()
     load_config(base, ["lsm.wal=false"])
     assert base["lsm"]["wal"] is True
+
+
+def test_ssd_calibrate_and_replay(tmp_path):
+    from pathlib import Path
+    fio = Path(__file__).parent.parent / "experiments" / "ssd" / "fio"
+    traces = sorted(str(p) for p in (fio / "traces").glob("*.json"))
+    prof = tmp_path / "dev.yaml"
+    r = lsmsim("ssd", "calibrate", *traces, "-o", str(prof))
+    assert r.returncode == 0, r.stderr
+    data = yaml.safe_load(prof.read_text())
+    assert data["model"] == "ssd" and "read" in data and "latency_shape" in data
+    r = lsmsim("ssd", "replay", str(prof), str(fio / "randrw70-4k-qd32.fio"))
+    assert r.returncode == 0, r.stderr
+    assert "randrw70-4k-qd32" in r.stdout and "err%" in r.stdout and r.stdout.count("\n") >= 3
+    # the profile works as a config's device section
+    from lsmsim import load_config
+    cfg = load_config({"device": data, "workload": {"preset": "fillrandom"}})
+    assert cfg.device.read.iops > 0
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    r = lsmsim("ssd", "calibrate", str(bad), "-o", str(tmp_path / "x.yaml"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "bad.json" in r.stderr
