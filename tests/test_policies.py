@@ -141,3 +141,24 @@ def test_unknown_policy_is_a_config_error():
     from lsmsim.errors import ConfigError
     with pytest.raises(ConfigError, match="policy"):
         load_config({"policy": {"name": "nope"}, "workload": {"preset": "fillrandom"}})
+
+
+def test_universal_skips_runs_being_compacted():
+    t = tree_with({1: [[(0, 9999, 100_000)]],
+                   0: [[(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)]]})
+    p = policy(name="universal")
+    t.runs()[0].files[0].being_compacted = True
+    c = p.pick(t)
+    assert c is not None and c.reason == "size ratio"
+    assert all(not f.being_compacted for f in c.inputs) and len(c.inputs) == 4
+
+
+def test_leveled_intra_l0_when_l0_to_base_is_blocked():
+    t = tree_with({1: [[(0, 10**6, 1000)]], 0: [[(0, 10**6, 100)]] * 7})
+    p = policy(name="leveled", level0_file_num_compaction_trigger=4)
+    t.level(1).runs[0].files[0].being_compacted = True  # L1 -> L2 holds the base level
+    c = p.pick(t)
+    assert c is not None and c.reason == "intra-L0" and c.output_level == 0
+    assert len(c.inputs) == 7 and all(f.level == 0 for f in c.inputs)
+    t.level(0).runs[0].files[0].being_compacted = True   # youngest L0 file busy: nothing contiguous
+    assert p.pick(t) is None

@@ -6,7 +6,8 @@
 - Level targets: L1 = max_bytes_for_level_base, Li = L1 * multiplier^(i-1); with
   level_compaction_dynamic_level_bytes, targets are derived from the last level downwards and L0
   compacts into the base level (VersionStorageInfo::CalculateBaseBytes).
-- L0 -> base: all L0 files plus the overlapping base-level files.
+- L0 -> base: all L0 files plus the overlapping base-level files; while that is blocked, L0 -> L0
+  of the youngest free L0 files (PickIntraL0Compaction).
 - Li -> Li+1: the file with the minimum overlapping ratio (compaction_pri=kMinOverlappingRatio, the
   default): overlapping bytes in Li+1 / file bytes; then Li inputs are expanded while that adds no
   Li+1 file and stays under max_compaction_bytes (CompactionPicker::SetupOtherInputs).
@@ -112,18 +113,37 @@ class Leveled(Policy):
     # ---------------------------------------------------------------- L0 -> base level
     def _pick_l0(self, tree: Tree) -> Compaction | None:
         l0 = tree.files_at(0)
-        if not l0 or not self.free(l0):
-            return None  # RocksDB runs one L0->base compaction at a time
+        if not l0:
+            return None
+        if not self.free(l0):  # RocksDB runs one L0->base compaction at a time
+            return self._pick_intra_l0(tree)
         base = self.base_level(tree)
         lo, hi = _range(l0)
         run = tree.runs_at(base)[0] if tree.runs_at(base) else None
         below = run.overlapping(lo, hi) if run else []
         if not self.free(below):
-            return None
+            return self._pick_intra_l0(tree)
         trivial = (self.options.trivial_move and not below and self._disjoint(l0))
         return Compaction(inputs=l0 + below, output_level=base, target_run=run,
                           target_file_size=self.target_file_size(base, base), trivial_move=trivial,
                           reason="L0 files", io_class="compaction_l0", start_level=0)
+
+    def _pick_intra_l0(self, tree: Tree) -> Compaction | None:
+        """L0 -> L0 when L0 -> base is blocked (PickIntraL0Compaction): merge the youngest free L0
+        files, at least 4 (kMinFilesForIntraL0Compaction), once L0 holds trigger + 2 files."""
+        runs = tree.runs_at(0)
+        if len(runs) < self.options.level0_file_num_compaction_trigger + 2:
+            return None
+        picked = []
+        for r in runs:  # youngest first; stop at the first file already being compacted
+            if not self.free(r.files):
+                break
+            picked.append(r)
+        if len(picked) < 4 or sum(r.bytes for r in picked) > self.max_compaction_bytes:
+            return None
+        inputs = [f for r in picked for f in r.files]
+        return Compaction(inputs=inputs, output_level=0, target_file_size=None, reason="intra-L0",
+                          io_class="compaction_l0", start_level=0)
 
     @staticmethod
     def _disjoint(files: list[SSTFile]) -> bool:

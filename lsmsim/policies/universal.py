@@ -6,8 +6,9 @@ runs. Then, in RocksDB's order:
    max_size_amplification_percent, merge every run (a full compaction);
 2. size ratio: from the youngest run, keep adding the next older run while its size is at most
    (100 + size_ratio)% of the candidate total; merge once min_merge_width..max_merge_width runs gather;
-3. otherwise, if there are still too many runs, merge the youngest (runs - trigger + 1) regardless
-   of size ratio.
+3. otherwise, if there are still too many runs not being compacted, merge the youngest
+   (runs - trigger + 1) free ones regardless of size ratio.
+Runs being compacted are skipped; candidates are contiguous free runs, as in RocksDB.
 Here runs live in L0 (as with num_levels = 1) except the oldest, which lives in L1 so that its
 deletions may be dropped; the trigger count for write stalls is the number of sorted runs.
 """
@@ -41,35 +42,37 @@ class Universal(Policy):
         runs = tree.runs()
         if len(runs) < o.level0_file_num_compaction_trigger:
             return None
-        # runs currently being compacted split the candidates; RocksDB only picks free runs
-        if any(not self.free(r.files) for r in runs):
-            free_prefix = []
-            for r in runs:
-                if not self.free(r.files):
-                    break
-                free_prefix.append(r)
-            runs_free = free_prefix
-        else:
-            runs_free = runs
-            # 1. size amplification
-            older = sum(r.bytes for r in runs[:-1])
+        busy = [not self.free(r.files) for r in runs]
+        # 1. size amplification: every run from the youngest free one to the oldest, all free
+        first = next((i for i, b in enumerate(busy) if not b), None)
+        if first is not None and not any(busy[first:]) and len(runs) - first >= 2:
+            older = sum(r.bytes for r in runs[first:-1])
             if runs[-1].bytes > 0 and older * 100.0 / runs[-1].bytes >= o.max_size_amplification_percent:
-                return self._compaction(tree, runs, "size amplification")
-        # 2. size ratio
-        for start in range(len(runs_free)):
-            cand = [runs_free[start]]
-            total = float(runs_free[start].bytes)
-            for r in runs_free[start + 1:]:
-                if len(cand) >= o.max_merge_width or r.bytes > total * (100.0 + o.size_ratio) / 100.0:
+                return self._compaction(tree, runs[first:], "size amplification")
+        # 2. size ratio: from each free run, gather following free runs of similar size
+        for start in range(len(runs)):
+            if busy[start]:
+                continue
+            cand = [runs[start]]
+            total = float(runs[start].bytes)
+            for j in range(start + 1, len(runs)):
+                r = runs[j]
+                if busy[j] or len(cand) >= o.max_merge_width or r.bytes > total * (100.0 + o.size_ratio) / 100.0:
                     break
                 cand.append(r)
                 total += r.bytes
             if len(cand) >= o.min_merge_width:
                 return self._compaction(tree, cand, "size ratio")
-        # 3. too many sorted runs: merge the youngest ones
-        excess = len(runs) - o.level0_file_num_compaction_trigger + 1
-        if excess >= 2 and len(runs_free) >= 2:
-            cand = runs_free[:min(excess, o.max_merge_width, len(runs_free))]
-            if len(cand) >= 2:
+        # 3. too many sorted runs not being compacted: merge the youngest free ones regardless of size
+        free_runs = [r for r, b in zip(runs, busy) if not b]
+        excess = len(free_runs) - o.level0_file_num_compaction_trigger + 1
+        if excess >= o.min_merge_width:
+            start = next(i for i, b in enumerate(busy) if not b)
+            cand = []
+            for j in range(start, len(runs)):
+                if busy[j] or len(cand) >= min(excess, o.max_merge_width):
+                    break
+                cand.append(runs[j])
+            if len(cand) >= o.min_merge_width:
                 return self._compaction(tree, cand, "sorted run count")
         return None
