@@ -77,14 +77,8 @@ def _initial(results: list[FioJobResult], direction: str) -> np.ndarray:
 
 
 def _observations(results: list[FioJobResult]):
-    obs = []
-    for r in results:
-        s = r.spec
-        for direction, d in r.directions.items():
-            if direction == "trim" or d.total_ios == 0:
-                continue
-            obs.append((s.block_size(direction), _qd(s), s.read_fraction, direction, d.bandwidth, _p50(d), r.name))
-    return obs
+    return [(r.spec.block_size(direction), _qd(r.spec), r.spec.read_fraction, direction, d.bandwidth, _p50(d), r.name)
+            for r, direction, d in _measured(results)]
 
 
 def _predict(timing: SSDTiming, size, qd, f, direction):
@@ -159,24 +153,33 @@ def _has(c, p) -> bool:
         return False
 
 
+def _measured(results: list[FioJobResult]):
+    """(job result, direction, its stats) for every direction that did I/O (trims aside)."""
+    for r in results:
+        for direction, d in r.directions.items():
+            if direction != "trim" and d.total_ios:
+                yield r, direction, d
+
+
+def _model_row(timing: SSDTiming, shape: dict, spec: FioJobSpec, direction: str) -> dict:
+    """The model's bandwidth, IOPS and latency percentiles for one direction of a fio job."""
+    size, qd = spec.block_size(direction), _qd(spec)
+    bw, lat = _predict(timing, size, qd, spec.read_fraction, direction)
+    row = {"job": spec.name, "direction": direction, "bs": size, "qd": qd, "bw_model": bw,
+           "iops_model": bw / size, "mean_lat_model": lat}
+    for pct in (50.0, 99.0):
+        row[f"p{pct:g}_model"] = percentile(timing, shape, size, qd, spec.read_fraction, direction, pct, lat)
+    return row
+
+
 def compare(timing: SSDTiming, shape: dict, results: list[FioJobResult]) -> list[dict]:
     """Measured vs model for every job and direction: bandwidth, IOPS, latency percentiles."""
     rows = []
-    for r in results:
-        s = r.spec
-        for direction, d in r.directions.items():
-            if direction == "trim" or d.total_ios == 0:
-                continue
-            size = s.block_size(direction)
-            p = timing.perf(size, _qd(s), s.read_fraction)
-            bw, lat = (p.read_bw, p.read_lat) if direction == "read" else (p.write_bw, p.write_lat)
-            row = {"job": r.name, "direction": direction, "bs": size, "qd": _qd(s),
-                   "bw_measured": d.bandwidth, "bw_model": bw,
-                   "iops_measured": d.iops, "iops_model": bw / size}
-            for pct in (50.0, 99.0):
-                row[f"p{pct:g}_measured"] = _pct(d, pct)
-                row[f"p{pct:g}_model"] = percentile(timing, shape, size, _qd(s), s.read_fraction, direction, pct, lat)
-            rows.append(row)
+    for r, direction, d in _measured(results):
+        row = _model_row(timing, shape, r.spec, direction)
+        row.update({"job": r.name, "bw_measured": d.bandwidth, "iops_measured": d.iops,
+                    "p50_measured": _pct(d, 50.0), "p99_measured": _pct(d, 99.0)})
+        rows.append(row)
     return rows
 
 
@@ -193,19 +196,8 @@ def _pct(d, pct):
 
 def replay(timing: SSDTiming, shape: dict, specs: list[FioJobSpec]) -> list[dict]:
     """What the model predicts for fio jobs (no measurements)."""
-    rows = []
-    for s in specs:
-        for direction in s.directions:
-            if direction == "trim":
-                continue
-            size = s.block_size(direction)
-            p = timing.perf(size, _qd(s), s.read_fraction)
-            bw, lat = (p.read_bw, p.read_lat) if direction == "read" else (p.write_bw, p.write_lat)
-            rows.append({"job": s.name, "direction": direction, "bs": size, "qd": _qd(s), "bw_model": bw,
-                         "iops_model": bw / size, "mean_lat_model": lat,
-                         "p50_model": percentile(timing, shape, size, _qd(s), s.read_fraction, direction, 50.0, lat),
-                         "p99_model": percentile(timing, shape, size, _qd(s), s.read_fraction, direction, 99.0, lat)})
-    return rows
+    return [_model_row(timing, shape, s, direction) for s in specs for direction in s.directions
+            if direction != "trim"]
 
 
 def load_profile(path: str | Path) -> Profile:
