@@ -162,3 +162,14 @@ def test_leveled_intra_l0_when_l0_to_base_is_blocked():
     assert len(c.inputs) == 7 and all(f.level == 0 for f in c.inputs)
     t.level(0).runs[0].files[0].being_compacted = True   # youngest L0 file busy: nothing contiguous
     assert p.pick(t) is None
+
+
+def test_dynamic_scores_prefer_l0_when_it_outgrows_the_base_level():
+    """RocksDB 7.8 with dynamic level bytes: L0 larger than the base level scores above it."""
+    t = tree_with({6: [[(0, 10**7, 80_000)]], 5: [[(0, 10**7, 9_000)]],
+                   0: [[(0, 10**7, 3_000)]] * 4})
+    p = policy(name="leveled", level_compaction_dynamic_level_bytes=True, max_bytes_for_level_base=1_000_000,
+               max_bytes_for_level_multiplier=10, level0_file_num_compaction_trigger=4)
+    scores = dict((lvl, sc) for sc, lvl in p.scores(t))
+    assert scores[0] > 1.0 and scores[0] == max(scores.values())
+    assert scores[0] >= 10.0  # scaled by kScoreScale

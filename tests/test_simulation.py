@@ -146,12 +146,20 @@ def test_op_level_mode_agrees_with_fluid():
 def test_write_stalls_bound_l0():
     """With a slow compaction thread, L0 reaches the slowdown trigger and writes slow, then stop;
     L0 never grows past the stop trigger (RocksDB's WriteController semantics)."""
-    cfg = small_config(phases=[{"operations": 150_000, "mix": {"insert": 1.0}}],
+    # a lower delayed rate than compaction can absorb avoids the stops altogether
+    low = small_config(phases=[{"operations": 150_000, "mix": {"insert": 1.0}}],
                        lsm={"level0_slowdown_writes_trigger": 6, "level0_stop_writes_trigger": 8,
                             "delayed_write_rate": "2MiB/s", "cpu": {"merge_per_entry": "8us"}})
+    s = lsmsim.run(low).summary
+    assert s["stall_slowdown_s"] > 0 and s["stall_stop_s"] == 0
+    cfg = small_config(phases=[{"operations": 150_000, "mix": {"insert": 1.0}}],
+                       lsm={"level0_slowdown_writes_trigger": 6, "level0_stop_writes_trigger": 8,
+                            "delayed_write_rate": "64MiB/s", "cpu": {"merge_per_entry": "8us"}})
     r = lsmsim.run(cfg)
     s = r.summary
     assert s["stall_slowdown_s"] > 0 and s["stall_stop_s"] > 0
+    # the write controller lowers its delayed rate while the debt grows (SetupDelay: 0.8x, 0.6x near stop)
+    assert r.timeseries["delayed_write_rate"].min() < 0.5 * 64 * 2**20
     assert r.timeseries["files_L0"].max() <= 8 + 1  # the flush in flight when the stop began
     # stalls show in write latency: slowed writes in the tail, stop episodes as its maximum
     w = r.latency.set_index("op").loc["write"]

@@ -2,7 +2,8 @@
 
 - Scores (VersionStorageInfo::ComputeCompactionScore): L0 = max(L0 files not being compacted /
   level0_file_num_compaction_trigger, L0 bytes / max_bytes_for_level_base); Li = bytes not being
-  compacted / MaxBytesForLevel(i). The level with the highest score >= 1 compacts first.
+  compacted / MaxBytesForLevel(i); with dynamic level bytes, 7.8's refinements (see `scores`).
+  The level with the highest score >= 1 compacts first.
 - Level targets: L1 = max_bytes_for_level_base, Li = L1 * multiplier^(i-1); with
   level_compaction_dynamic_level_bytes, targets are derived from the last level downwards and L0
   compacts into the base level (VersionStorageInfo::CalculateBaseBytes).
@@ -20,6 +21,9 @@ from ..lsm.sstable import SSTFile
 from ..lsm.tree import Tree
 from .base import Compaction, Policy
 from .registry import register
+
+
+K_SCORE_SCALE = 10.0  # version_storage_info.cc: scores over 1 are scaled to make room for priorities
 
 
 def _range(files: list[SSTFile]) -> tuple[int, int]:
@@ -85,19 +89,39 @@ class Leveled(Policy):
 
     # ---------------------------------------------------------------- scoring
     def scores(self, tree: Tree) -> list[tuple[float, int]]:
+        """(score, level), highest first (VersionStorageInfo::ComputeCompactionScore, 7.8).
+
+        With dynamic level bytes, 7.8 scales scores above 1 by kScoreScale = 10, lifts L0 to 1.01
+        once it holds max_bytes_for_level_base, compares L0 with the base level's actual size,
+        and divides a level's size by its target plus the bytes about to come down into it."""
         o = self.options
         base, targets = self._targets(tree)
-        l0 = tree.level(0)
-        l0_free = [f for f in l0.files if not f.being_compacted]
-        out = []
-        s0 = max(len(l0_free) / o.level0_file_num_compaction_trigger,
-                 sum(f.bytes for f in l0_free) / o.max_bytes_for_level_base)
-        out.append((s0, 0))
-        for i in range(base, o.num_levels - 1):
-            if i >= len(tree.levels):
-                break
-            b = sum(f.bytes for f in tree.levels[i].files if not f.being_compacted)
-            out.append((b / targets[i], i))
+        l0_free = [f for f in tree.files_at(0) if not f.being_compacted]
+        l0_bytes = sum(f.bytes for f in l0_free)
+        s0 = len(l0_free) / o.level0_file_num_compaction_trigger
+        dynamic = o.level_compaction_dynamic_level_bytes
+        if not dynamic:
+            s0 = max(s0, l0_bytes / o.max_bytes_for_level_base)
+        else:
+            if l0_bytes >= o.max_bytes_for_level_base:
+                s0 = max(s0, 1.01)
+            if l0_bytes > targets[base]:
+                s0 = max(s0, l0_bytes / max(tree.level_bytes(base), targets[base]))
+            if s0 > 1.0:
+                s0 *= K_SCORE_SCALE
+        out = [(s0, 0)]
+        downcompact = 0.0
+        for i in range(base, min(o.num_levels - 1, len(tree.levels))):
+            files = tree.files_at(i)
+            free = sum(f.bytes for f in files if not f.being_compacted)
+            total = sum(f.bytes for f in files)
+            if not dynamic or free < targets[i]:
+                score = free / targets[i]
+            else:
+                score = free / (targets[i] + downcompact) * K_SCORE_SCALE
+            if total > targets[i]:
+                downcompact += total - targets[i]
+            out.append((score, i))
         out.sort(key=lambda x: -x[0])
         return out
 

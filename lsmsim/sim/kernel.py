@@ -100,6 +100,8 @@ class Simulation:
         floor = self.policy.compaction_trigger_count()
         self.slowdown_trigger = max(lsm.level0_slowdown_writes_trigger, floor)
         self.stop_trigger = max(lsm.level0_stop_writes_trigger, self.slowdown_trigger)
+        self.delayed_rate = lsm.delayed_write_rate  # the write controller's current delayed rate
+        self._wc_version, self._wc_delayed, self._wc_stopped, self._wc_prev_pending = -1, False, False, 0.0
         self.op_mode = cfg.sim.mode == "op"
         self.driver = OpDriver(self) if self.op_mode else None
         self._step_event: simpy.Event | None = None
@@ -365,6 +367,7 @@ class Simulation:
             flows.append(j.flow)
         groups = self.groups if self.phase is not None else []
         self.stall = self._stall_state() if groups else "none"
+        self._write_controller()
         if groups:
             costs = self.costs()
             wb = self._user_bytes_per_write()
@@ -393,6 +396,35 @@ class Simulation:
         for g in groups:
             self._op_latencies(g)
 
+    def _write_controller(self) -> None:
+        """RocksDB 7.8's delayed write rate (column_family.cc SetupDelay), re-evaluated whenever
+        the tree changes (RecalculateWriteStallConditions runs at every new version): while
+        delayed it falls to 0.8x if the compaction debt did not shrink, to 0.6x near or at the
+        stop trigger, and rises 1/0.8x if the debt shrank; leaving the delay condition multiplies
+        it by 1.4; it never exceeds lsm.delayed_write_rate nor drops below 16KiB/s."""
+        v = self.tree.version
+        if v == self._wc_version:
+            return
+        self._wc_version = v
+        max_rate, min_rate = self.cfg.lsm.delayed_write_rate, 16 * 1024.0
+        pending = self.pending_compaction_bytes()
+        near_stop = self.policy.stall_trigger_count(self.tree) >= self.stop_trigger - 2
+        if self.stall == "slowdown":
+            if not self._wc_delayed:
+                pass  # entering the delay: start from the current rate
+            elif near_stop or self._wc_stopped:
+                self.delayed_rate = max(min_rate, self.delayed_rate * 0.6)
+            elif 0 < self._wc_prev_pending <= pending:
+                self.delayed_rate = max(min_rate, self.delayed_rate * 0.8)
+            elif self._wc_prev_pending > pending:
+                self.delayed_rate = min(max_rate, self.delayed_rate / 0.8)
+            self._wc_delayed = True
+        elif self.stall == "none" and self._wc_delayed:
+            self.delayed_rate = min(max_rate, self.delayed_rate * 1.4)
+            self._wc_delayed = False
+        self._wc_stopped = self.stall == "stop"
+        self._wc_prev_pending = pending
+
     def _write_limit(self) -> float | None:
         """Bytes/s the write controller allows: 0 when stopped, delayed_write_rate when slowed
         (RocksDB's WriteController), or the policy's own limit (ARCE's stall rate k)."""
@@ -400,7 +432,7 @@ class Simulation:
         if self.stall == "stop":
             limits.append(0.0)
         elif self.stall == "slowdown":
-            limits.append(self.cfg.lsm.delayed_write_rate)
+            limits.append(self.delayed_rate)
         limits = [x for x in limits if x is not None]
         return min(limits) if limits else None
 

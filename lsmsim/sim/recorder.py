@@ -122,6 +122,7 @@ class Recorder:
         row["running_compactions"] = sum(1 for j in s.jobs if j.kind == "compaction")
         row["pending_compaction_bytes"] = s.pending_compaction_bytes()
         row["stall"] = s.stall
+        row["delayed_write_rate"] = s.delayed_rate
         row["user_bytes"] = s.user_bytes
         row["flush_bytes"] = s.flush_bytes
         row["compaction_write_bytes"] = s.compaction_write_bytes
