@@ -80,7 +80,8 @@ def main() -> int:
     print(f"simulator: run {sim['wall_s']:.3f} s (median of {a.repeat}; whole `lsmsim run` command "
           f"{sim['cli_wall_s']:.2f} s), W-Amp {sim['w_amp']:.3f}, simulated {sim['sim_time_s']:.2f} s of RocksDB time")
     if binary is None:
-        print("db_bench not found (Debian package rocksdb-tools): no comparison")
+        print("db_bench skipped (--no-dbbench)" if a.no_dbbench
+              else "db_bench not found (Debian package rocksdb-tools): no comparison")
         return 0
     dbs = [run_dbbench(binary, a.num) for _ in range(a.repeat)]
     db = {k: statistics.median(d[k] for d in dbs) for k in dbs[0]}
