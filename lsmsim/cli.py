@@ -190,6 +190,11 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--measured", nargs="*", help="fio json results of that job")
     rp.set_defaults(func=_cmd_ssd_replay)
     ssd.set_defaults(func=lambda a: (ssd.print_help(), 2)[1])
+
+    from .policies.ecotune import solve_cli
+    eco = solve_cli.add_parser(sub)
+    if eco.get_default("func") is None:
+        eco.set_defaults(func=lambda a: (eco.print_help(), 2)[1])
     return p
 
 
