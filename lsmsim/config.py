@@ -241,8 +241,24 @@ class UniversalPolicy(Section):
     target_file_size: Bytes | None = None
 
 
+class EcoTunePolicy(Section):
+    """EcoTune's three-level LSM-tree (SIGMOD'25 §4.2): a top level without compaction, a main level
+    whose compactions (MLCs) follow the DP's schedule, one last-level run; a global compaction after
+    R top-to-main compactions (TMCs). The DP's inputs are re-measured every round (see the policy)."""
+    name: Literal["ecotune"]
+    R: int = Field(29, ge=1, le=60, description="TMCs per compaction round.")
+    C: float = Field(3.0, ge=0, description="Capped size ratio last level : main level.")
+    alg: Literal[0, 1, 2] = Field(2, description="0 simplified recurrence, 1 Algorithm 1, 2 Algorithm 2.")
+    scan_keys: int = Field(100, ge=1, description="K, keys of a long range scan: S = M / max(100, K).")
+    unit_run_size: Bytes | None = Field(None, description="S; default M / max(100, K), at least one memtable.")
+    T_w: Duration | None = Field(None, description="First round's TMC interval; later rounds measure it.")
+    T_c: Duration | None = Field(None, description="First round's MLC time per unit run; later rounds measure it.")
+    beta: float = Field(0.5, ge=0, le=1, description="Query speed during an MLC / without one.")
+    r: float | None = Field(None, ge=0, le=1, description="Long-range-scan ratio; default: the phase's mix.")
+
+
 PolicyConfig = Annotated[
-    Union[LeveledPolicy, FullLevelingPolicy, TieringPolicy, LazyLevelingPolicy, UniversalPolicy],
+    Union[LeveledPolicy, FullLevelingPolicy, TieringPolicy, LazyLevelingPolicy, UniversalPolicy, EcoTunePolicy],
     Field(discriminator="name"),
 ]
 
@@ -423,7 +439,7 @@ def _validation_errors(e: ValidationError) -> list[tuple[str, str]]:
     return out
 
 
-_POLICY_NAMES = {"leveled", "full_leveling", "tiering", "lazy_leveling", "universal"}
+_POLICY_NAMES = {"leveled", "full_leveling", "tiering", "lazy_leveling", "universal", "ecotune"}
 
 
 def _parse_scalar(text: str) -> Any:

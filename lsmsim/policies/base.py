@@ -31,6 +31,8 @@ class Compaction:
     reason: str = ""
     io_class: str = "compaction"
     start_level: int = 0
+    output_run: Run | None = None  # set by the kernel when the outputs are installed
+    tag: object = None             # the policy's own bookkeeping
 
     @property
     def input_bytes(self) -> int:
@@ -47,6 +49,8 @@ class Policy(abc.ABC):
         self.lsm = lsm
         self.flush_bytes_avg = 0.0  # running mean of flushed file bytes (policies size levels by it)
         self._flushes = 0
+        self.now = 0.0              # simulated time, set by the kernel before every call
+        self.mix = None             # the current phase's operation mix (MixConfig), set by the kernel
 
     @abc.abstractmethod
     def pick(self, tree: Tree) -> Compaction | None:

@@ -142,6 +142,7 @@ class Simulation:
         self.hot_fraction = self.writes.sampler.hot_fraction
         self._costs_version = -1
         self.groups = self._groups(p)
+        self.policy.mix = p.mix
         if self.driver is not None:
             self._solve()
             self.driver.start_phase()
@@ -271,6 +272,7 @@ class Simulation:
                                 entries_in=imm.entries, entries_out=sum(f.entries for f in files))
             self.jobs.append(job)
             flushing.add(id(imm))
+        self.policy.now = self.env.now
         while self._threads_busy("compaction") < m.threads.compaction:
             c = self.policy.pick(self.tree)
             if c is None:
@@ -298,7 +300,7 @@ class Simulation:
                      if j.kind == "compaction" and j.compaction.target_run is not None)
 
     def _trivial_move(self, c: Compaction) -> None:
-        self.tree.install(c.inputs, list(c.inputs), c.output_level, c.target_run, keep=self._pinned())
+        c.output_run = self.tree.install(c.inputs, list(c.inputs), c.output_level, c.target_run, keep=self._pinned())
         self.rec.compaction_row(kind="trivial_move", c=c, start=self.env.now, read=0, written=0,
                                 entries_in=sum(f.entries for f in c.inputs), entries_out=sum(f.entries for f in c.inputs),
                                 outputs=len(c.inputs))
@@ -333,6 +335,7 @@ class Simulation:
         if job.kind == "flush":
             self.device.file_deleted(-job.memtable.id, 0)  # its WAL is obsolete
             run = self.tree.add_flushed(job.memtable, job.outputs)
+            self.policy.now = self.env.now
             self.flush_bytes += job.write_bytes
             self.rec.flush_row(job, self.env.now)
             self.policy.on_flush(self.tree, run)
@@ -340,7 +343,8 @@ class Simulation:
             c = job.compaction
             for f in c.inputs:
                 f.being_compacted = False
-            self.tree.install(c.inputs, job.outputs, c.output_level, c.target_run, keep=self._pinned())
+            c.output_run = self.tree.install(c.inputs, job.outputs, c.output_level, c.target_run, keep=self._pinned())
+            self.policy.now = self.env.now
             for f in c.inputs:
                 self.device.file_deleted(f.id, f.bytes)
             self.compaction_read_bytes += job.read_bytes

@@ -1,0 +1,173 @@
+"""EcoTune's three-level LSM-tree as a lsmsim policy (Wang et al., SIGMOD 2025, §4.2-4.3).
+
+Levels: L0 is the *top level* (flushed runs, never compacted among themselves), L1 the *main level*
+(the runs TMCs create and MLCs merge), L2 the *last level* (one run).
+- TMC: once the top level holds S bytes, all its runs become one *unit run* in the main level.
+  S = M / max(100, K) (§4.2 "The Choice of S"), with M the tree's size when the round starts and at
+  least one memtable.
+- MLC: the DP (`dp.py`, alg 0, 1 or 2) solved at the start of each round gives the schedule: the
+  MLC listed for TMC t starts once TMC t has installed its unit run (and the previous MLC ended: one
+  MLC at a time, as the DP assumes), merging the runs that hold unit runs lo..hi.
+- Global compaction: after R TMCs, the main level and the last level merge into the last level.
+  TMCs that complete meanwhile already belong to the next round.
+- The DP's inputs are measured each round (§4.3 "T_c, a measured value"): T_w is the mean time
+  between TMCs of the previous round, T_c the previous round's MLC seconds per unit run (TMC seconds
+  per unit run when it had no MLC), r the long-scan share of the current phase's reads, f the
+  range-filter FPR (lsm.range_filter_fpr). The options give the first round's values.
+Not modelled yet: the top level's full key index (a get probes each top-level run's filter),
+MLC threads serving queries while idle, and a measured beta (the option's value is used).
+"""
+from __future__ import annotations
+
+from ...lsm.tree import Tree
+from ..base import Compaction, Policy
+from ..registry import register
+from .dp import EcoTuneParams, solve
+
+TOP, MAIN, LAST = 0, 1, 2
+
+
+@register
+class EcoTune(Policy):
+    name = "ecotune"
+
+    def __init__(self, options, lsm):
+        super().__init__(options, lsm)
+        self.round = 0
+        self.issued = 0            # TMCs picked in this round
+        self.done = 0              # TMCs installed in this round
+        self.units: dict[int, tuple[int, int, int]] = {}  # main-level run id -> (round, lo, hi)
+        self.pending = []          # MLCs of the schedule still to start, in order
+        self.schedule = None
+        self.unit_size = float(options.unit_run_size or lsm.write_buffer_size)
+        self.T_w = options.T_w
+        self.T_c = options.T_c
+        self._tmc_times: list[float] = []
+        self._mlc_seconds = 0.0
+        self._mlc_units = 0
+        self._tmc_seconds = 0.0
+        self._running = {"tmc": None, "mlc": None, "global": None}
+        self._started: dict[int, float] = {}
+        self.rounds: list[dict] = []  # per round: parameters used and layouts seen (for analysis)
+        self.layouts: list[tuple[int, int, tuple[int, ...]]] = []  # (round, tmc, main-level unit sizes)
+        self._new_round(tree_bytes=0.0)
+
+    # ---------------------------------------------------------------- the DP, once per round
+    def _r(self) -> float:
+        if self.options.r is not None:
+            return self.options.r
+        m = self.mix
+        reads = m.reads() if m is not None else 0.0
+        return m.long_scan / reads if reads > 0 else 0.0
+
+    def _new_round(self, tree_bytes: float) -> None:
+        o = self.options
+        if o.unit_run_size is None:
+            self.unit_size = max(float(self.lsm.write_buffer_size), tree_bytes / max(100, o.scan_keys))
+        T_w = self.T_w or 1.0
+        T_c = self.T_c or 0.2 * T_w
+        f = self.lsm.range_filter_fpr if self.lsm.range_filter_fpr is not None else 0.01
+        params = EcoTuneParams(R=o.R, C=o.C, T_w=T_w, T_c=T_c, beta=o.beta, r=self._r(), f=f)
+        self.schedule = solve(params, o.alg).policy
+        self.pending = sorted(self.schedule.merges, key=lambda m: m.tmc)
+        self.rounds.append({"round": self.round, "T_w": T_w, "T_c": T_c, "r": params.r, "S": self.unit_size,
+                            "merges": [(m.tmc, m.lo, m.hi) for m in self.schedule.merges]})
+
+    def _measure(self) -> None:
+        """The previous round's T_w and T_c feed the next round's DP."""
+        t = self._tmc_times
+        if len(t) >= 2:
+            self.T_w = (t[-1] - t[0]) / (len(t) - 1)
+        if self._mlc_units:
+            self.T_c = self._mlc_seconds / self._mlc_units
+        elif self.done:
+            self.T_c = self._tmc_seconds / self.done
+        self._tmc_times, self._mlc_seconds, self._mlc_units, self._tmc_seconds = [], 0.0, 0, 0.0
+
+    # ---------------------------------------------------------------- picking
+    def compaction_trigger_count(self) -> int:
+        return 2
+
+    def stall_trigger_count(self, tree: Tree) -> int:
+        """Top-level backlog in unit runs: the top level is never compacted internally, so its run
+        count says nothing; S-sized batches waiting for a TMC do."""
+        return int(tree.level_bytes(TOP) // max(self.unit_size, 1.0))
+
+    def pick(self, tree: Tree) -> Compaction | None:
+        for kind in ("global", "tmc", "mlc"):
+            if self._running[kind] is not None:
+                continue
+            c = getattr(self, f"_pick_{kind}")(tree)
+            if c is not None:
+                self._running[kind] = c
+                self._started[id(c)] = self.now
+                return c
+        return None
+
+    def _pick_tmc(self, tree: Tree) -> Compaction | None:
+        top = [f for r in tree.runs_at(TOP) for f in r.files if not f.being_compacted]
+        if not top or sum(f.bytes for f in top) < self.unit_size:
+            return None
+        if self.issued >= self.options.R and self._running["global"] is None:
+            return None  # the round's R unit runs exist: wait for the global compaction to start
+        self.issued += 1
+        self._tmc_times.append(self.now)
+        return Compaction(inputs=top, output_level=MAIN, reason=f"TMC {self.issued}", io_class="compaction_l0",
+                          start_level=TOP, tag=(self.round, self.issued))
+
+    def _pick_mlc(self, tree: Tree) -> Compaction | None:
+        if not self.pending or self.pending[0].tmc > self.done:
+            return None
+        m = self.pending[0]
+        runs = [r for r in tree.runs_at(MAIN) if self.units.get(r.id, (None,))[0] == self.round
+                and m.lo <= self.units[r.id][1] and self.units[r.id][2] <= m.hi]
+        covered = sum(self.units[r.id][2] - self.units[r.id][1] + 1 for r in runs)
+        if covered != m.hi - m.lo + 1 or not all(self.free(r.files) for r in runs):
+            return None  # a unit run of the range is still being written or merged
+        self.pending.pop(0)
+        inputs = [f for r in runs for f in r.files]
+        return Compaction(inputs=inputs, output_level=MAIN, reason=f"MLC {m.lo}..{m.hi} after TMC {m.tmc}",
+                          start_level=MAIN, tag=(self.round, m.lo, m.hi))
+
+    def _pick_global(self, tree: Tree) -> Compaction | None:
+        if self.done < self.options.R or self._running["mlc"] is not None:
+            return None
+        runs = [r for r in tree.runs_at(MAIN) if self.units.get(r.id, (None,))[0] == self.round]
+        files = [f for r in runs for f in r.files] + tree.files_at(LAST)
+        if not files or not self.free(files):
+            return None
+        self._measure()
+        self.round += 1
+        self.issued = self.done = 0
+        self._new_round(float(tree.bytes))
+        return Compaction(inputs=files, output_level=LAST, reason=f"global compaction (round {self.round - 1})",
+                          start_level=MAIN)
+
+    # ---------------------------------------------------------------- bookkeeping
+    def on_compaction_done(self, tree: Tree, c: Compaction) -> None:
+        kind = next((k for k, v in self._running.items() if v is c), None)
+        if kind is None:
+            return
+        self._running[kind] = None
+        seconds = self.now - self._started.pop(id(c), self.now)
+        unit = c.tag
+        if kind == "tmc":
+            rnd, u = unit
+            self._tmc_seconds += seconds
+            if c.output_run is not None:
+                self.units[c.output_run.id] = (rnd, u, u)
+            if rnd == self.round:
+                self.done = max(self.done, u)
+                self.layouts.append((rnd, u, self.main_layout(tree)))
+        elif kind == "mlc":
+            rnd, lo, hi = unit
+            self._mlc_seconds += seconds
+            self._mlc_units += hi - lo + 1
+            if c.output_run is not None:
+                self.units[c.output_run.id] = (rnd, lo, hi)
+
+    def main_layout(self, tree: Tree) -> tuple[int, ...]:
+        """Main-level run sizes in unit runs, oldest first (the paper's tables)."""
+        spans = sorted(self.units[r.id][1:] for r in tree.runs_at(MAIN)
+                       if self.units.get(r.id, (None,))[0] == self.round)
+        return tuple(hi - lo + 1 for lo, hi in spans)
