@@ -253,7 +253,12 @@ class EcoTunePolicy(Section):
     unit_run_size: Bytes | None = Field(None, description="S; default M / max(100, K), at least one memtable.")
     T_w: Duration | None = Field(None, description="First round's TMC interval; later rounds measure it.")
     T_c: Duration | None = Field(None, description="First round's MLC time per unit run; later rounds measure it.")
-    beta: float = Field(0.5, ge=0, le=1, description="Query speed during an MLC / without one.")
+    beta: float = Field(0.5, ge=0, le=1, description="First round's query speed during an MLC / without "
+                                                      "one; later rounds measure it.")
+    tmc_threads: int = Field(2, ge=1, description="Threads of a TMC (EcoTune keeps two for them).")
+    mlc_threads: int = Field(1, ge=1, description="Threads of an MLC; when no MLC runs they serve queries "
+                                                   "(closed-loop query threads). machine.threads.compaction "
+                                                   "should be tmc_threads + mlc_threads.")
     r: float | None = Field(None, ge=0, le=1, description="Long-range-scan ratio; default: the phase's mix.")
 
 

@@ -50,3 +50,20 @@ def test_lower_long_scan_ratio_means_a_lazier_schedule():
         sim, _ = _run({**ECO, "r": r, "T_c": 0.4}, ops=60_000)
         merged[r] = sum(hi - lo + 1 for _, lo, hi in sim.policy.rounds[0]["merges"])
     assert merged[0.1] < merged[0.9]
+
+
+def test_beta_is_measured_and_idle_mlc_threads_serve_queries():
+    policy = {**ECO, "mlc_threads": 2, "tmc_threads": 1, "r": None}
+    cfg = small_config(policy=policy, lsm={"write_buffer_size": "1MiB", "range_filter_fpr": 0.01},
+                       phases=[{"duration": 20.0, "mix": {"insert": 0.5, "long_scan": 0.5},
+                                "writers": {"mode": "rate", "rate": "2MB/s"},
+                                "queries": {"mode": "closed", "threads": 1}}],
+                       machine={"cores": 2, "threads": {"flush": 1, "compaction": 3}}, workload={"num": 200_000})
+    sim = Simulation(lsmsim.load_config(cfg))
+    sim.run()
+    p = sim.policy
+    assert p.rounds[0]["beta"] == 0.5
+    assert 0.0 < p.rounds[1]["beta"] < 1.0  # queries slow down while an MLC runs
+    assert p.rounds[0]["r"] == pytest.approx(1.0)  # all reads of the mix are long scans
+    p._running["mlc"] = None
+    assert p.extra_query_threads() == 2

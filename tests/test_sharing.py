@@ -79,3 +79,12 @@ def test_sharing_is_work_conserving_with_io_bound_threads():
     # the clients keep their duty cycle (0.1 core each) and run at full speed
     assert clients.rate == pytest.approx(40_000, rel=1e-6)
     assert job.rate == pytest.approx(0.6, rel=1e-6)
+
+
+def test_multi_thread_job_splits_its_work():
+    one = Flow("j1", 1, 1, cpu=1.0, dev=0.0)
+    two = Flow("j2", 1, 2, cpu=1.0, dev=0.0)  # the same work over two threads (subcompactions)
+    solve([one], cores=4, switch_overhead=0.0)
+    solve([two], cores=4, switch_overhead=0.0)
+    assert two.rate == pytest.approx(2 * one.rate)
+    assert two.cpu_share == pytest.approx(1.0)

@@ -31,6 +31,7 @@ class Compaction:
     reason: str = ""
     io_class: str = "compaction"
     start_level: int = 0
+    threads: int = 1               # threads working on it in parallel (RocksDB subcompactions)
     output_run: Run | None = None  # set by the kernel when the outputs are installed
     tag: object = None             # the policy's own bookkeeping
 
@@ -75,6 +76,14 @@ class Policy(abc.ABC):
         level0_slowdown/stop_writes_trigger to at least this, as RocksDB's SanitizeOptions does
         (otherwise writes would stop before any compaction could begin)."""
         return 1
+
+    def extra_query_threads(self) -> int:
+        """Compaction threads that serve queries now (EcoTune's idle MLC threads); 0 by default."""
+        return 0
+
+    def on_step(self, dt: float, ops: dict, jobs: list) -> None:
+        """After each kernel step: `ops` are the operations done in it by type, `jobs` the running
+        background jobs (policies that measure the workload use this; cheap, called often)."""
 
     def write_rate_limit(self, tree: Tree) -> float | None:
         """Bytes/s the policy lets writes run at (0 stops them), or None for no limit of its own.

@@ -32,6 +32,7 @@ class Job:
     entries_out: int = 0
     progress: float = 0.0
     dev: float = 0.0            # device seconds for the whole job (set by the kernel)
+    threads: int = 1            # parallel threads (subcompactions)
     flow: object = None         # its `sharing.Flow` in the current step
     rate: float = 0.0           # progress per second in the current step
 

@@ -47,7 +47,11 @@ class Group:
     rate: float = 0.0             # ops/s in this step
     cpu_per_op: float = 0.0       # CPU seconds of an average operation of the group's mix
     sync_reads: float = 0.0       # synchronous block reads of an average operation
+    base_threads: int = 0         # threads from the config (policies may lend more, see extra_query_threads)
     per_op: dict[str, float] = field(default_factory=dict)  # latency per op type, without sync reads
+
+    def __post_init__(self):
+        self.base_threads = self.base_threads or self.threads
     reads: dict[str, float] = field(default_factory=dict)   # mean synchronous reads per op type
 
 
@@ -73,6 +77,7 @@ class Simulation:
         self.write_carry = 0.0
         self.ops = {op: 0.0 for op in OPS}
         self.measured_ops = {op: 0.0 for op in OPS}  # in phases with measure: true
+        self._ops_last = dict(self.ops)
         self.user_bytes = 0.0
         self.flush_bytes = 0.0
         self.compaction_read_bytes = 0.0
@@ -243,7 +248,7 @@ class Simulation:
 
     # ================================================================== background work
     def _threads_busy(self, kind: str) -> int:
-        return sum(1 for j in self.jobs if j.kind == kind)
+        return sum(j.threads for j in self.jobs if j.kind == kind)
 
     def _new_job(self, **kw) -> Job:
         self._job_id += 1
@@ -321,7 +326,9 @@ class Simulation:
         bytes_in = sum(f.bytes for f in c.inputs)
         entries_in = sum(f.entries for f in c.inputs)
         cpu = entries_in * lsm.cpu.merge_per_entry + bytes_in * lsm.cpu.merge_per_byte
-        job = self._new_job(kind="compaction", io_class=c.io_class, cpu=cpu, read_bytes=float(bytes_in),
+        free = self.cfg.machine.threads.compaction - self._threads_busy("compaction")
+        job = self._new_job(kind="compaction", io_class=c.io_class, cpu=cpu, threads=max(1, min(c.threads, free)),
+                            read_bytes=float(bytes_in),
                             write_bytes=float(sum(f.bytes for f in outputs)), outputs=outputs,
                             inputs=list(c.inputs), compaction=c, entries_in=entries_in,
                             entries_out=sum(f.entries for f in outputs))
@@ -367,7 +374,9 @@ class Simulation:
         lsm, dev, m = self.cfg.lsm, self.device, self.cfg.machine
         flows = []
         for j in self.jobs:
-            j.flow = Flow(f"job{j.id}", self.io_rank.get(j.io_class, self.io_rank["compaction"]), 1, j.cpu, j.dev)
+            # a job of n threads splits its work n ways: n threads at full speed finish it n times faster
+            j.flow = Flow(f"job{j.id}", self.io_rank.get(j.io_class, self.io_rank["compaction"]), j.threads,
+                          j.cpu, j.dev)
             flows.append(j.flow)
         groups = self.groups if self.phase is not None else []
         self.stall = self._stall_state() if groups else "none"
@@ -377,7 +386,9 @@ class Simulation:
             wb = self._user_bytes_per_write()
             wal = dev.seconds(0.0, wb, 0.0) if lsm.wal else 0.0
             limit = self._write_limit()
+            helpers = self.policy.extra_query_threads()
             for g in groups:
+                g.threads = g.base_threads + (helpers if g.name == "queries" and not g.open else 0)
                 g.cpu_per_op = sum(s * costs.of(op).cpu for op, s in g.shares.items())
                 g.sync_reads = sum(s * costs.of(op).sync_reads for op, s in g.shares.items())
                 reads = sum(s * costs.of(op).reads for op, s in g.shares.items())
@@ -586,6 +597,9 @@ class Simulation:
         self.peak_space = max(self.peak_space, space)
         self._flush_io()
         self.device.advance(self.env.now, dt * max(0.0, 1.0 - self.util))
+        done = {op: self.ops[op] - self._ops_last[op] for op in self.ops}
+        self._ops_last = dict(self.ops)
+        self.policy.on_step(dt, done, self.jobs)
 
     def _flush_io(self) -> None:
         """Hand the step's writes to the device in one batch (it interleaves them into flash)."""

@@ -14,8 +14,11 @@ Levels: L0 is the *top level* (flushed runs, never compacted among themselves), 
   between TMCs of the previous round, T_c the previous round's MLC seconds per unit run (TMC seconds
   per unit run when it had no MLC), r the long-scan share of the current phase's reads, f the
   range-filter FPR (lsm.range_filter_fpr). The options give the first round's values.
-Not modelled yet: the top level's full key index (a get probes each top-level run's filter),
-MLC threads serving queries while idle, and a measured beta (the option's value is used).
+- beta is measured too: query operations per second while an MLC runs over the rate while none
+  runs, in the previous round.
+- Threads: a TMC runs on `tmc_threads`, an MLC on `mlc_threads` (subcompactions); while no MLC runs,
+  the MLC threads serve queries (§4.2 "Threads Allocation"; closed-loop query threads only).
+Not modelled yet: the top level's full key index (a get probes each top-level run's filter).
 """
 from __future__ import annotations
 
@@ -46,11 +49,13 @@ class EcoTune(Policy):
         self._mlc_seconds = 0.0
         self._mlc_units = 0
         self._tmc_seconds = 0.0
+        self.beta = options.beta
+        self._q = {True: [0.0, 0.0], False: [0.0, 0.0]}  # MLC running? -> [query ops, seconds]
         self._running = {"tmc": None, "mlc": None, "global": None}
         self._started: dict[int, float] = {}
         self.rounds: list[dict] = []  # per round: parameters used and layouts seen (for analysis)
         self.layouts: list[tuple[int, int, tuple[int, ...]]] = []  # (round, tmc, main-level unit sizes)
-        self._new_round(tree_bytes=0.0)
+        # the first round is solved at the first pick, once the kernel has told the workload mix
 
     # ---------------------------------------------------------------- the DP, once per round
     def _r(self) -> float:
@@ -67,10 +72,11 @@ class EcoTune(Policy):
         T_w = self.T_w or 1.0
         T_c = self.T_c or 0.2 * T_w
         f = self.lsm.range_filter_fpr if self.lsm.range_filter_fpr is not None else 0.01
-        params = EcoTuneParams(R=o.R, C=o.C, T_w=T_w, T_c=T_c, beta=o.beta, r=self._r(), f=f)
+        params = EcoTuneParams(R=o.R, C=o.C, T_w=T_w, T_c=T_c, beta=self.beta, r=self._r(), f=f)
         self.schedule = solve(params, o.alg).policy
         self.pending = sorted(self.schedule.merges, key=lambda m: m.tmc)
-        self.rounds.append({"round": self.round, "T_w": T_w, "T_c": T_c, "r": params.r, "S": self.unit_size,
+        self.rounds.append({"round": self.round, "T_w": T_w, "T_c": T_c, "r": params.r, "beta": params.beta,
+                            "S": self.unit_size,
                             "merges": [(m.tmc, m.lo, m.hi) for m in self.schedule.merges]})
 
     def _measure(self) -> None:
@@ -82,7 +88,20 @@ class EcoTune(Policy):
             self.T_c = self._mlc_seconds / self._mlc_units
         elif self.done:
             self.T_c = self._tmc_seconds / self.done
+        (ops_on, t_on), (ops_off, t_off) = self._q[True], self._q[False]
+        if t_on > 0 and t_off > 0 and ops_off > 0:
+            self.beta = min(1.0, (ops_on / t_on) / (ops_off / t_off))
         self._tmc_times, self._mlc_seconds, self._mlc_units, self._tmc_seconds = [], 0.0, 0, 0.0
+        self._q = {True: [0.0, 0.0], False: [0.0, 0.0]}
+
+    def on_step(self, dt: float, ops: dict, jobs: list) -> None:
+        mlc = self._running["mlc"] is not None
+        acc = self._q[mlc]
+        acc[0] += sum(v for k, v in ops.items() if k != "write")
+        acc[1] += dt
+
+    def extra_query_threads(self) -> int:
+        return self.options.mlc_threads if self._running["mlc"] is None else 0
 
     # ---------------------------------------------------------------- picking
     def compaction_trigger_count(self) -> int:
@@ -94,6 +113,8 @@ class EcoTune(Policy):
         return int(tree.level_bytes(TOP) // max(self.unit_size, 1.0))
 
     def pick(self, tree: Tree) -> Compaction | None:
+        if self.schedule is None:
+            self._new_round(float(tree.bytes))
         for kind in ("global", "tmc", "mlc"):
             if self._running[kind] is not None:
                 continue
@@ -113,7 +134,7 @@ class EcoTune(Policy):
         self.issued += 1
         self._tmc_times.append(self.now)
         return Compaction(inputs=top, output_level=MAIN, reason=f"TMC {self.issued}", io_class="compaction_l0",
-                          start_level=TOP, tag=(self.round, self.issued))
+                          start_level=TOP, tag=(self.round, self.issued), threads=self.options.tmc_threads)
 
     def _pick_mlc(self, tree: Tree) -> Compaction | None:
         if not self.pending or self.pending[0].tmc > self.done:
@@ -127,7 +148,7 @@ class EcoTune(Policy):
         self.pending.pop(0)
         inputs = [f for r in runs for f in r.files]
         return Compaction(inputs=inputs, output_level=MAIN, reason=f"MLC {m.lo}..{m.hi} after TMC {m.tmc}",
-                          start_level=MAIN, tag=(self.round, m.lo, m.hi))
+                          start_level=MAIN, tag=(self.round, m.lo, m.hi), threads=self.options.mlc_threads)
 
     def _pick_global(self, tree: Tree) -> Compaction | None:
         if self.done < self.options.R or self._running["mlc"] is not None:
@@ -141,7 +162,7 @@ class EcoTune(Policy):
         self.issued = self.done = 0
         self._new_round(float(tree.bytes))
         return Compaction(inputs=files, output_level=LAST, reason=f"global compaction (round {self.round - 1})",
-                          start_level=MAIN)
+                          start_level=MAIN, threads=self.options.mlc_threads)
 
     # ---------------------------------------------------------------- bookkeeping
     def on_compaction_done(self, tree: Tree, c: Compaction) -> None:
