@@ -241,6 +241,24 @@ class UniversalPolicy(Section):
     target_file_size: Bytes | None = None
 
 
+class MoosePolicy(Section):
+    """Moose (Liu et al., SIGMOD'24): per-level size ratios and run counts. EcoTune's setting:
+    runs_per_level [3, 3, 3, 3, 1], size_ratios [7, 7, 7, 6]; ARCE's: size_ratios [40, 40, 41] with
+    6 runs per level."""
+    name: Literal["moose"]
+    size_ratios: list[float] = Field([7, 7, 7, 6], min_length=1, description="T_i between level i and i+1.")
+    runs_per_level: list[int] = Field([3, 3, 3, 3, 1], min_length=2, description="K_i, runs level i may hold.")
+    target_file_size: Bytes | None = None
+
+    @model_validator(mode="after")
+    def _lengths(self):
+        if len(self.runs_per_level) != len(self.size_ratios) + 1:
+            raise ValueError("runs_per_level needs one entry more than size_ratios (one per level)")
+        if any(t <= 1 for t in self.size_ratios) or any(k < 1 for k in self.runs_per_level):
+            raise ValueError("size ratios must be > 1 and run counts >= 1")
+        return self
+
+
 class EcoTunePolicy(Section):
     """EcoTune's three-level LSM-tree (SIGMOD'25 §4.2): a top level without compaction, a main level
     whose compactions (MLCs) follow the DP's schedule, one last-level run; a global compaction after
@@ -263,7 +281,8 @@ class EcoTunePolicy(Section):
 
 
 PolicyConfig = Annotated[
-    Union[LeveledPolicy, FullLevelingPolicy, TieringPolicy, LazyLevelingPolicy, UniversalPolicy, EcoTunePolicy],
+    Union[LeveledPolicy, FullLevelingPolicy, TieringPolicy, LazyLevelingPolicy, UniversalPolicy, MoosePolicy,
+          EcoTunePolicy],
     Field(discriminator="name"),
 ]
 
@@ -427,7 +446,8 @@ def _message(err: dict) -> str:
     if err["type"] == "union_tag_invalid":
         return msg.replace("Input tag", "name").replace("does not match any of the expected tags", "is unknown; allowed")
     if err["type"] == "union_tag_not_found":
-        return "needs 'name' (policy: leveled, full_leveling, tiering, lazy_leveling, universal) or 'model' (device: simple, ssd)"
+        return ("needs 'name' (policy: leveled, full_leveling, tiering, lazy_leveling, universal, moose, ecotune) "
+                "or 'model' (device: simple, ssd)")
     return msg
 
 
@@ -444,7 +464,7 @@ def _validation_errors(e: ValidationError) -> list[tuple[str, str]]:
     return out
 
 
-_POLICY_NAMES = {"leveled", "full_leveling", "tiering", "lazy_leveling", "universal", "ecotune"}
+_POLICY_NAMES = {"leveled", "full_leveling", "tiering", "lazy_leveling", "universal", "moose", "ecotune"}
 
 
 def _parse_scalar(text: str) -> Any:

@@ -99,3 +99,13 @@ def test_range_filter_skips_runs_without_keys_of_the_range():
     # the ten small runs: sum of 1 - (1 - p_i)^K ~ K * S / M
     small = filtered.long_scan.run_blocks[:10].sum()
     assert small == pytest.approx(100 * small_share, rel=0.15)
+
+
+def test_full_key_index_answers_for_a_whole_level():
+    """EcoTune §4.2: a full index over the top level costs one probe, whatever its run count."""
+    t = tree_with({1: [[(0, 10**6, 5000)]], 0: [[(0, 10**6, 100)]] * 20})
+    plain = _costs(t)
+    indexed = build_costs(t, LsmConfig(), CpuCostConfig(), lambda f: f, 100, 5, frozenset({0}))
+    assert indexed.get_empty.cpu < plain.get_empty.cpu
+    assert indexed.get_empty.reads == pytest.approx(bloom_fpr(10))  # only the L1 run's filter can err
+    assert indexed.long_scan.reads < plain.long_scan.reads

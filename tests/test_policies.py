@@ -173,3 +173,15 @@ def test_dynamic_scores_prefer_l0_when_it_outgrows_the_base_level():
     scores = dict((lvl, sc) for sc, lvl in p.scores(t))
     assert scores[0] > 1.0 and scores[0] == max(scores.values())
     assert scores[0] >= 10.0  # scaled by kScoreScale
+
+
+def test_moose_tiers_and_levels_per_level():
+    p = policy(name="moose", size_ratios=[4, 4], runs_per_level=[3, 2, 1])
+    t = tree_with({0: [[(0, 999, 100)]] * 2})
+    assert p.pick(t) is None                 # L0 holds up to 3 runs
+    t = tree_with({0: [[(0, 999, 100)]] * 3})
+    c = p.pick(t)
+    assert c.output_level == 1 and len(c.inputs) == 3 and c.target_run is None  # tiered L1: a new run
+    t = tree_with({2: [[(0, 9999, 1000)]], 1: [[(0, 999, 300)]] * 2})
+    c = p.pick(t)
+    assert c.output_level == 2 and {f.level for f in c.inputs} == {1, 2}  # leveled last level: merge in

@@ -16,6 +16,7 @@ POLICIES = [
     {"name": "tiering", "size_ratio": 4},
     {"name": "lazy_leveling", "size_ratio": 4},
     {"name": "universal"},
+    {"name": "moose", "size_ratios": [4, 4], "runs_per_level": [3, 2, 1]},
     {"name": "ecotune", "R": 4, "unit_run_size": "512KiB", "T_w": 1.0, "T_c": 0.2},
 ]
 MIXED = [{"operations": 40_000, "mix": {"insert": 1.0}},

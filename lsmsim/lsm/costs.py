@@ -48,10 +48,15 @@ def run_stats(tree):
     return [(r.bytes, r.entries, r.files) for r in tree.runs()]
 
 
-def build_costs(tree, lsm, cpu, hot_fraction, scan_length: int, short_scan_length: int) -> CostTable:
-    """Evaluate every operation's cost on the current tree (called when the tree changes)."""
+def build_costs(tree, lsm, cpu, hot_fraction, scan_length: int, short_scan_length: int,
+                indexed_levels: frozenset = frozenset()) -> CostTable:
+    """Evaluate every operation's cost on the current tree (called when the tree changes).
+
+    Runs of `indexed_levels` sit under a full key index (EcoTune's top level, §4.2): one index probe
+    answers for all of them, without false positives, and a scan visits only those holding its keys."""
     stats = run_stats(tree)
     n = len(stats)
+    indexed = np.array([lvl.index in indexed_levels for lvl in tree.levels for _ in lvl.runs], bool)
     run_bytes = np.array([s[0] for s in stats], float)
     run_entries = np.array([s[1] for s in stats], float)
     data = run_bytes.sum()
@@ -76,16 +81,19 @@ def build_costs(tree, lsm, cpu, hot_fraction, scan_length: int, short_scan_lengt
     wcpu = cpu.memtable_insert + (cpu.wal_append if lsm.wal else 0.0)
     write = OpCost(wcpu, 0.0, 0.0, np.zeros(n))
 
+    fprs = np.where(indexed, 0.0, fpr)                      # a full index has no false positives
+    n_probed = int((~indexed).sum()) + (1 if indexed.any() else 0)  # filter probes, or one index probe
+
     # empty get: every run's filter, false positives read a block
-    fp_blocks = np.full(n, fpr)
-    ge = OpCost(cpu.get_base + n * cpu.filter_probe + fpr * n * (cpu.index_search + cpu.block_decode),
+    fp_blocks = fprs.copy()
+    ge = OpCost(cpu.get_base + n_probed * cpu.filter_probe + float(fprs.sum()) * (cpu.index_search + cpu.block_decode),
                 float((fp_blocks * miss).sum()), float((fp_blocks * miss).sum()), fp_blocks)
 
     # existing get: found in run j with probability share_j, runs before it are false positives
     before = np.cumsum(np.concatenate([[0.0], share[:-1]])) if n else np.zeros(0)
     passed = 1.0 - before            # probability the get reaches run j
-    blocks = share + (passed - share).clip(0) * fpr  # the hit + false positives of runs passed
-    probes = passed.sum()
+    blocks = share + (passed - share).clip(0) * fprs  # the hit + false positives of runs passed
+    probes = float(passed[~indexed].sum()) + (1.0 if indexed.any() else 0.0)
     g = OpCost(cpu.get_base + probes * cpu.filter_probe + blocks.sum() * (cpu.index_search + cpu.block_decode),
                float((blocks * miss).sum()), float((blocks * miss).sum()), blocks)
 
@@ -93,13 +101,13 @@ def build_costs(tree, lsm, cpu, hot_fraction, scan_length: int, short_scan_lengt
         # a seek reads one block per run it visits; then the K keys spread over the runs by their
         # share p_j of the data. Without a range filter every run is visited; with one, only runs
         # holding one of the K keys, probability 1 - (1 - p_j)^K (EcoTune §4.1), plus false positives.
+        touch = 1.0 - (1.0 - share) ** k
         if lsm.range_filter_fpr is None:
-            visit = np.ones(n)
-            probe = 0.0
+            visit = np.where(indexed, touch, 1.0)
+            probe = (1.0 if indexed.any() else 0.0) * cpu.filter_probe
         else:
-            touch = 1.0 - (1.0 - share) ** k
-            visit = touch + (1.0 - touch) * lsm.range_filter_fpr
-            probe = n * cpu.filter_probe
+            visit = np.where(indexed, touch, touch + (1.0 - touch) * lsm.range_filter_fpr)
+            probe = n_probed * cpu.filter_probe
         b = visit + np.maximum(0.0, k * share - 1.0) / epb if n else np.zeros(0)
         cpu_s = (cpu.get_base + probe + float(visit.sum()) * (cpu.index_search + cpu.block_decode)
                  + k * cpu.next_entry * max(1.0, np.log2(max(n, 1)) + 1))

@@ -77,6 +77,10 @@ class Policy(abc.ABC):
         (otherwise writes would stop before any compaction could begin)."""
         return 1
 
+    def indexed_levels(self) -> frozenset:
+        """Levels whose runs sit under a full key index (EcoTune's top level); none by default."""
+        return frozenset()
+
     def extra_query_threads(self) -> int:
         """Compaction threads that serve queries now (EcoTune's idle MLC threads); 0 by default."""
         return 0

@@ -26,5 +26,5 @@ def make_policy(options, lsm) -> Policy:
 
 
 def _load() -> None:
-    from . import leveled, full_leveling, tiering, universal  # noqa: F401  (they register themselves)
+    from . import leveled, full_leveling, moose, tiering, universal  # noqa: F401  (they register themselves)
     from .ecotune import policy  # noqa: F401

@@ -216,7 +216,7 @@ class Simulation:
         if self._costs_version != epoch:
             p = self.phase or self.phases[-1]
             self._costs = build_costs(self.tree, self.cfg.lsm, self.cfg.lsm.cpu, self.hot_fraction,
-                                      p.scan_length, p.short_scan_length)
+                                      p.scan_length, p.short_scan_length, self.policy.indexed_levels())
             self._costs_version = epoch
         return self._costs
 

@@ -18,7 +18,8 @@ Levels: L0 is the *top level* (flushed runs, never compacted among themselves), 
   runs, in the previous round.
 - Threads: a TMC runs on `tmc_threads`, an MLC on `mlc_threads` (subcompactions); while no MLC runs,
   the MLC threads serve queries (§4.2 "Threads Allocation"; closed-loop query threads only).
-Not modelled yet: the top level's full key index (a get probes each top-level run's filter).
+- The top level's runs sit under a full key index: one probe for all of them, no false positives
+  (`Policy.indexed_levels`, used by the cost model).
 """
 from __future__ import annotations
 
@@ -102,6 +103,10 @@ class EcoTune(Policy):
 
     def extra_query_threads(self) -> int:
         return self.options.mlc_threads if self._running["mlc"] is None else 0
+
+    def indexed_levels(self) -> frozenset:
+        """The top level has a full key index (§4.2): gets probe it once, not each of its runs."""
+        return frozenset({TOP})
 
     # ---------------------------------------------------------------- picking
     def compaction_trigger_count(self) -> int:
