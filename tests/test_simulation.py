@@ -256,3 +256,25 @@ def test_concurrent_leveled_compactions_lose_nothing(monkeypatch):
     """Two compaction threads: an L1 -> L2 job may empty the L1 run an L0 -> L1 job targets."""
     test_no_key_lost_and_invariants(dict(POLICIES[0]), monkeypatch,
                                     machine={"threads": {"flush": 1, "compaction": 3}, "cores": 4})
+
+
+def test_open_loop_backlog_drains_without_zeno_steps():
+    """An open-loop group whose backlog drains must not take ever smaller steps (a Zeno loop)."""
+    from lsmsim.sim.kernel import Simulation
+    phases = [{"operations": 30_000, "mix": {"insert": 1.0}, "measure": False},
+              {"duration": 2.0, "mix": {"update": 0.3, "get": 0.7}, "writers": {"mode": "rate", "rate": "20MB/s"},
+               "queries": {"mode": "open", "threads": 2, "arrival_rate": 20000, "arrival": "bursty",
+                           "burst_factor": 4, "burst_duty": 0.2}}]
+    sim = Simulation(lsmsim.load_config(small_config(phases=phases)))
+    steps = [0]
+    advance = sim._advance
+
+    def counted(dt):
+        steps[0] += 1
+        return advance(dt)
+
+    sim._advance = counted
+    s = sim.run().summary
+    assert s["completed"]
+    assert steps[0] < 20_000
+    assert s["latency_query_p99_s"] > s["latency_query_p50_s"] > 0

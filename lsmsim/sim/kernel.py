@@ -558,7 +558,9 @@ class Simulation:
             for g in self.groups:
                 n = g.rate * dt
                 if g.open:
-                    g.backlog = max(0.0, g.backlog + (g.target - g.rate) * dt)
+                    g.backlog = g.backlog + (g.target - g.rate) * dt
+                    if g.backlog < 1e-6:  # drained (snap float dust, or the next step would be a Zeno step)
+                        g.backlog = 0.0
                 n_total += n
                 reads = 0.0
                 for op, s in g.shares.items():
@@ -646,6 +648,7 @@ class Simulation:
 
     def _fluid_loop(self):
         max_time = self.cfg.sim.max_time
+        stalled = 0
         while True:
             self._start_background()
             if self._done():
@@ -664,6 +667,11 @@ class Simulation:
                 yield self.env.timeout(dt) | self._wake
             self._advance(self.env.now - t0)
             self._handle_events()
+            # events may coincide, but a run of steps that never moves the clock is a kernel bug
+            stalled = stalled + 1 if self.env.now <= t0 else 0
+            if stalled > 100_000:
+                raise InvariantError(f"the kernel made no progress at t={t0} s for {stalled} steps "
+                                     f"(next event: {why})")
             if self.progress is not None:
                 self.progress.update_to(self)
             if self.env.now >= max_time - 1e-12:

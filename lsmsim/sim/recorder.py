@@ -175,7 +175,9 @@ class Recorder:
             rates = []
             for (t0, t1, _, _, lam) in segs:
                 rates.append(lam)
-            bt, br = queueing.bursty_rates(1.0, q.burst_factor, q.burst_period, q.burst_duty, t_end)
+            t0 = seg_t[0]
+            bt, br = queueing.bursty_rates(1.0, q.burst_factor, q.burst_period, q.burst_duty, t_end - t0)
+            bt = bt + t0  # bursts start with the first open phase
             # modulate each segment's base rate by the burst pattern
             grid = np.union1d(seg_t, bt)
             base = np.array(rates)[np.searchsorted(seg_t, grid, side="right") - 1]
