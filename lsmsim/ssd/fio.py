@@ -355,20 +355,25 @@ _SECTION_RE = re.compile(r"^\[(.*)\]\s*$")
 _INCLUDE_RE = re.compile(r"^include\s+(\S.*?)\s*$")
 
 
-def _jobfile_lines(path: Path, depth: int = 0) -> list[str]:
-    """The job file's lines, stripped, with ``include`` directives expanded."""
-    if depth > 8:
-        raise FioParseError(path, "include nesting deeper than 8 (an include loop?)")
+def _read_text(path: Path, what: str) -> str:
+    """A file's UTF-8 text; every failure is a FioParseError naming the file (`what`: 'a fio job file')."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         raise FioParseError(path, "no such file") from None
     except IsADirectoryError:
-        raise FioParseError(path, "is a directory, not a fio job file") from None
+        raise FioParseError(path, f"is a directory, not {what}") from None
     except UnicodeDecodeError as e:
         raise FioParseError(path, f"not a text file ({e.reason} at byte {e.start})") from None
     except OSError as e:
         raise FioParseError(path, f"cannot read: {e.strerror or e}") from None
+
+
+def _jobfile_lines(path: Path, depth: int = 0) -> list[str]:
+    """The job file's lines, stripped, with ``include`` directives expanded."""
+    if depth > 8:
+        raise FioParseError(path, "include nesting deeper than 8 (an include loop?)")
+    text = _read_text(path, "a fio job file")
     out: list[str] = []
     for line in text.splitlines():
         line = line.strip()                      # fio ignores indentation; configparser would not
@@ -583,18 +588,7 @@ class FioJobResult:
 
 
 def _read_json(path: Path) -> dict:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise FioParseError(path, "no such file") from None
-    except IsADirectoryError:
-        raise FioParseError(path, "is a directory, not a fio result") from None
-    except OSError as e:
-        raise FioParseError(path, f"cannot read: {e.strerror or e}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise FioParseError(path, f"not a text file ({e.reason} at byte {e.start})") from None
+    text = _read_text(path, "a fio result")
     # fio may print notes/warnings before the JSON (and sometimes after it): start at the first
     # line that opens an object, and ignore whatever follows the object.
     m = re.search(r"^\s*\{", text, re.MULTILINE)
@@ -766,16 +760,7 @@ def load_log(path: str | os.PathLike, kind: str | None = None) -> pd.DataFrame:
         kind = m.group(1)
     if kind not in _LOG_SCALE:
         raise FioParseError(path, f"unknown log kind {kind!r} (one of {', '.join(LOG_KINDS)})")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FioParseError(path, "no such file") from None
-    except IsADirectoryError:
-        raise FioParseError(path, "is a directory, not a fio log") from None
-    except UnicodeDecodeError as e:
-        raise FioParseError(path, f"not a text file ({e.reason} at byte {e.start})") from None
-    except OSError as e:
-        raise FioParseError(path, f"cannot read: {e.strerror or e}") from None
+    text = _read_text(path, "a fio log")
 
     rows: list[list[float]] = []
     ncols = None
