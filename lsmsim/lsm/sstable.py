@@ -77,16 +77,12 @@ class Run:
 
     @files.setter
     def files(self, files: list[SSTFile]) -> None:
+        # a run changes only by assignment (Run.replace, Tree.install): derive its totals once here,
+        # not on every kernel step and every pick
         self._files = files
         self._maxes = [f.max_key for f in files]  # for binary search in `overlapping`
-
-    @property
-    def bytes(self) -> int:
-        return sum(f.bytes for f in self.files)
-
-    @property
-    def entries(self) -> int:
-        return sum(f.entries for f in self.files)
+        self.bytes = sum(f.bytes for f in files)
+        self.entries = sum(f.entries for f in files)
 
     @property
     def min_key(self) -> int:

@@ -425,14 +425,13 @@ class Simulation:
         pending = self.pending_compaction_bytes()
         near_stop = self.policy.stall_trigger_count(self.tree) >= self.stop_trigger - 2
         if self.stall == "slowdown":
-            if not self._wc_delayed:
-                pass  # entering the delay: start from the current rate
-            elif near_stop or self._wc_stopped:
-                self.delayed_rate = max(min_rate, self.delayed_rate * 0.6)
-            elif 0 < self._wc_prev_pending <= pending:
-                self.delayed_rate = max(min_rate, self.delayed_rate * 0.8)
-            elif self._wc_prev_pending > pending:
-                self.delayed_rate = min(max_rate, self.delayed_rate / 0.8)
+            if self._wc_delayed:  # entering the delay keeps the current rate; while delayed it adapts
+                if near_stop or self._wc_stopped:
+                    self.delayed_rate = max(min_rate, self.delayed_rate * 0.6)
+                elif 0 < self._wc_prev_pending <= pending:
+                    self.delayed_rate = max(min_rate, self.delayed_rate * 0.8)
+                elif self._wc_prev_pending > pending:
+                    self.delayed_rate = min(max_rate, self.delayed_rate / 0.8)
             self._wc_delayed = True
         elif self.stall == "none" and self._wc_delayed:
             self.delayed_rate = min(max_rate, self.delayed_rate * 1.4)
