@@ -85,17 +85,57 @@ def test_fit_recovers_known_parameters():
 
 @pytest.mark.skipif(not TRACES, reason="no recorded fio traces")
 def test_fit_on_recorded_traces():
-    """The recorded traces come from a virtio disk whose writes are absorbed by the host cache
-    (1MiB writes are faster at QD1 than at QD32), which no SSD model reproduces; the bound here
-    is what the model reaches on them (see the closing note), so a regression shows."""
+    """Every trace within 10% in bandwidth and median latency, except the two 1MiB sequential
+    write traces: the recorded virtio disk writes faster at QD1 (2693 MB/s) than at QD32
+    (1736 MB/s), host write-back caching that no model whose throughput grows with queue depth
+    can follow. The best such a model can do is the geometric mean, -19.7% / +24.5%; the fit
+    must come within a point of that."""
     results = [r for f in TRACES for r in load_result(f) if r.name != "layout"]
     _, rows = fit(results)
-    bw_err = sorted(abs(r["bw_model"] / r["bw_measured"] - 1) for r in rows)
-    p50_err = sorted(abs(r["p50_model"] / r["p50_measured"] - 1) for r in rows)
     assert len(rows) == 10
-    assert sum(e <= 0.10 for e in bw_err) >= 6
-    assert sum(e <= 0.10 for e in p50_err) >= 6
-    assert max(bw_err) < 0.30
+    for r in rows:
+        bw, p50 = r["bw_model"] / r["bw_measured"] - 1, r["p50_model"] / r["p50_measured"] - 1
+        if r["job"].startswith("seqwrite"):
+            assert abs(bw) < 0.26 and abs(p50) < 0.26, r["job"]
+        else:
+            assert abs(bw) <= 0.10 and abs(p50) <= 0.10, (r["job"], r["direction"], bw, p50)
+    qd1, qd32 = (next(r for r in rows if r["job"] == j) for j in ("seqwrite-1m-qd1", "seqwrite-1m-qd32"))
+    assert qd1["bw_measured"] > qd32["bw_measured"] * 1.5  # the anomaly this test works around
+    assert qd1["bw_model"] <= qd32["bw_model"] * 1.001      # the model is monotone in queue depth
+
+
+def test_parallel_units_collide_so_iops_rise_smoothly():
+    """Requests that land on one of K units by address collide: with K units of flash time t, a
+    closed loop of n requests and no other delay has X(n) = n / (n + K - 1) x K / t (the balanced
+    network's exact MVA solution), half the maximum at n = K - 1, not a sharp knee at n = K."""
+    t = 100e-6
+    for k in (4, 16):
+        timing = SSDTiming(Direction(t, 1e9, 1e10, k / t), Direction(t, 1e9, 1e10, k / t), 0.0, k)
+        assert timing.groups(KIB4, 1.0) == pytest.approx(k)
+        for n in (1, 2, k, 4 * k):
+            assert timing.perf(KIB4, n, 1.0).read_iops == pytest.approx(n / (n + k - 1) * k / t, rel=1e-9)
+    single = SSDTiming(Direction(t, 1e9, 1e10, 4 / t), Direction(t, 1e9, 1e10, 4 / t), 0.0, 1)
+    four = SSDTiming(Direction(t, 1e9, 1e10, 4 / t), Direction(t, 1e9, 1e10, 4 / t), 0.0, 4)
+    assert four.perf(KIB4, 4, 1.0).read_iops < 0.8 * single.perf(KIB4, 4, 1.0).read_iops
+
+
+def test_parallel_units_are_bounded_by_latency_times_iops():
+    """A large request spans every unit (one group); and the datasheet's latency x IOPS caps how
+    many requests can be in flight, however many dies the preset lists (Little's law)."""
+    t = SSDTiming(Direction(5e-6, 3.6e9, 7.2e9, 1.5e6), Direction(5e-6, 3.1e9, 6.2e9, 1.5e6), 0.0, 128)
+    assert t.groups(KIB4, 1.0) == pytest.approx(5e-6 * 1.5e6)
+    assert t.groups(MIB, 1.0) == 2.0      # 64 pages of 16KiB: half of the 128 units
+    assert t.groups(4 * MIB, 1.0) == 1.0
+    assert t.perf(KIB4, 1, 1.0).read_lat == pytest.approx(5e-6)
+    assert t.perf(KIB4, 4096, 1.0).read_iops == pytest.approx(1.5e6, rel=0.01)
+
+
+def test_fit_recovers_parallel_units():
+    truth = SSDTiming(Direction(80e-6, 1.5e9, 6.5e9, 400e3), Direction(15e-6, 0.75e9, 1.5e9, 70e3), 1e-6, 16)
+    profile, rows = fit(_synthetic(truth))
+    assert profile.parallel_units == 16
+    for row in rows:
+        assert row["bw_model"] == pytest.approx(row["bw_measured"], rel=0.02), row["job"]
 
 
 def test_iops_from_channels_and_dies():

@@ -1,7 +1,7 @@
 """Fit the SSD timing model to fio results, and replay fio jobs on the model.
 
 `fit` starts from closed-form estimates (4KiB QD1 latency, 1MiB QD1 streaming rate, the largest
-bandwidth and IOPS seen) and refines all eight parameters together by least squares on the log
+bandwidth and IOPS seen) and refines all nine parameters together by least squares on the log
 of every trace's bandwidth and median completion latency per direction (scipy.optimize). The
 model predicts a mean-value latency; it is compared with fio's median, and the other percentiles
 are predicted from the shape of the same direction's queue-depth-1 distribution (percentile /
@@ -41,17 +41,20 @@ class Profile:
     write: Direction
     shape: dict  # direction -> {percent: ratio to the mean}
     host_per_io: float = 0.0
+    parallel_units: int = 1
 
     @property
     def timing(self) -> SSDTiming:
-        return SSDTiming(self.read, self.write, self.host_per_io)
+        return SSDTiming(self.read, self.write, self.host_per_io, self.parallel_units)
 
     def to_device(self, source: str, capacity: float) -> dict:
         """The profile as a device preset (`device:` section)."""
         def direction(d: Direction) -> dict:
             return {"latency": f"{d.latency * 1e6:.3f}us", "stream_bandwidth": f"{d.stream_bandwidth / 1e6:.3f}MB/s",
                     "bandwidth": f"{d.bandwidth / 1e6:.3f}MB/s", "iops": f"{d.iops:.1f}/s"}
+        # the fit finds the number of independent units, not how they split into channels
         return {"model": "ssd", "source": source, "capacity": int(capacity),
+                "channels": int(self.parallel_units), "dies_per_channel": 1,
                 "read": direction(self.read), "write": direction(self.write),
                 "host_per_io": f"{self.host_per_io * 1e6:.3f}us",
                 "latency_shape": {k: {float(p): float(r) for p, r in v.items()} for k, v in self.shape.items()}}
@@ -86,9 +89,13 @@ def _predict(timing: SSDTiming, size, qd, f, direction):
     return (p.read_bw, p.read_lat) if direction == "read" else (p.write_bw, p.write_lat)
 
 
-def _timing(x: np.ndarray) -> SSDTiming:
+def _timing(x: np.ndarray, units: int = 1) -> SSDTiming:
     v = np.exp(x)
-    return SSDTiming(Direction(*v[:4]), Direction(*v[4:8]), v[8])
+    return SSDTiming(Direction(*v[:4]), Direction(*v[4:8]), v[8], units)
+
+
+# candidate numbers of parallel units (channels x dies); an integer, so it is searched, not fitted
+UNITS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256)
 
 
 def fit(results: list[FioJobResult]) -> tuple[Profile, list[dict]]:
@@ -97,16 +104,21 @@ def fit(results: list[FioJobResult]) -> tuple[Profile, list[dict]]:
     x0 = np.concatenate([_initial(results, "read"), _initial(results, "write"), [math.log(5e-6)]])
     obs = _observations(results)
 
-    def residuals(x):
-        t = _timing(x)
+    def residuals(x, units):
+        t = _timing(x, units)
         res = []
         for size, qd, f, direction, bw, lat, _ in obs:
             pbw, plat = _predict(t, size, qd, f, direction)
             res += [math.log(pbw / bw), math.log(plat / lat)]
         return res
 
-    sol = least_squares(residuals, x0, method="trf", x_scale=1.0, diff_step=1e-3)
-    t = _timing(sol.x)
+    best = None
+    for units in UNITS:
+        sol = least_squares(residuals, x0, method="trf", x_scale=1.0, diff_step=1e-3, args=(units,))
+        if best is None or sol.cost < best[0].cost * (1 - 1e-9):  # ties keep the fewer units
+            best = (sol, units)
+    sol, units = best
+    t = _timing(sol.x, units)
     shape = {}
     for direction in ("read", "write"):
         # the least-queued small-request trace of the direction (queue depth 1 when recorded)
@@ -124,7 +136,7 @@ def fit(results: list[FioJobResult]) -> tuple[Profile, list[dict]]:
                 ratios = {k: max(0.0, (v - w) / (1 - w)) for k, v in ratios.items()}
             # (a heavily queued trace's shape is kept as it is: an approximation, said in the note)
             shape[direction] = ratios
-    return Profile(t.read, t.write, shape, t.host_per_io), compare(t, shape, results)
+    return Profile(t.read, t.write, shape, t.host_per_io, units), compare(t, shape, results)
 
 
 def _queue_share(timing: SSDTiming, size, qd, f, direction) -> float:
@@ -214,4 +226,5 @@ def load_profile(path: str | Path) -> Profile:
     cfg = SSDDeviceConfig.model_validate({**data, "model": "ssd"})
     shape = {k: {float(p): float(r) for p, r in v.items()} for k, v in (cfg.latency_shape or {}).items()}
     from .device import _direction
-    return Profile(_direction(cfg.read), _direction(cfg.write), shape, cfg.host_per_io)
+    return Profile(_direction(cfg.read), _direction(cfg.write), shape, cfg.host_per_io,
+                   cfg.channels * cfg.dies_per_channel)

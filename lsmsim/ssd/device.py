@@ -39,7 +39,8 @@ class SSDDevice(Device):
     def __init__(self, cfg):
         super().__init__()
         self.cfg = cfg
-        self.timing = SSDTiming(_direction(cfg.read), _direction(cfg.write), cfg.host_per_io)
+        self.timing = SSDTiming(_direction(cfg.read), _direction(cfg.write), cfg.host_per_io,
+                                 cfg.channels * cfg.dies_per_channel)
         f = cfg.ftl
         self.page = int(f.mapping_unit)
         self.pages_total = int(cfg.capacity // self.page)

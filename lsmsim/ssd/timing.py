@@ -11,27 +11,40 @@ Per direction (read, write) four parameters describe the device:
   Chen, Koufaty & Zhang, "Understanding intrinsic characteristics and system implications of flash
   memory based SSDs", SIGMETRICS'09 §4).
 With q requests of s bytes outstanding (closed loop, as fio's iodepth), the device is a closed
-queueing network of two centres (Reiser & Lavenberg, "Mean-value analysis of closed multichain
-queuing networks", JACM 1980): a shared bottleneck whose demand per request is
-D = max(s / bandwidth, 1 / iops) (interface or the busiest parallel unit), and a delay the
-requests overlap, Z = R1 - D, where R1 = latency_4k + (s - 4KiB) / stream_bandwidth is one request
-alone. Mean-value analysis gives, for n = 1..q,
+queueing network (Reiser & Lavenberg, "Mean-value analysis of closed multichain queuing
+networks", JACM 1980). Its bottleneck is the flash array: `parallel_units` = channels x dies
+independent units. A small request lands on one unit chosen by its address, so with several
+requests outstanding two of them often hit the same die and one waits (the collisions that keep
+random-read IOPS rising slowly towards the maximum instead of in a sharp knee); a request of s
+bytes is striped over ceil(s / 16KiB) units (one NAND page each), so the array behaves as
+K = units / span independent groups (at least 1; a 1MiB request spans 64 units). Each group is a
+queueing centre visited with probability 1/K, so its demand per request is
+D = max(s / bandwidth, 1 / iops), the array's capacity is 1/D, and one request alone spends K D in
+it. K is capped by Little's law at (R1 - h) / D, the number of requests the datasheet's latency
+and IOPS say can be in flight at once. The rest of one request's time alone,
+Z = R1 - h - K D with R1 = latency_4k + (s - 4KiB) / stream_bandwidth, is a delay requests
+overlap (transfer, controller pipeline), and h = host_per_io is a further single centre (the
+host's CPU per request). Mean-value analysis gives, for n = 1..q,
 
-    R_D(n) = D (1 + Q(n - 1)),   X(n) = n / (Z + R_D(n)),   Q(n) = X(n) R_D(n)
+    R_k(n) = D (1 + Q_k(n - 1)),  R_h(n) = h (1 + Q_h(n - 1)),
+    X(n) = n / (Z + K R_k(n) + R_h(n)),  Q_k(n) = X(n) R_k(n),  Q_h(n) = X(n) R_h(n)
 
-so throughput X(q) rises smoothly from 1/R1 to the bottleneck's 1/D and the response time is
-Z + R_D(q) (Little's law). Reads and writes share the bottleneck (read/write interference): a mix
-with read fraction f has demand f D_read + (1 - f) D_write, and each direction's latency is its
-own delay plus the shared queueing.
+so throughput X(q) rises from 1/R1 to the bottleneck's 1/D and the response time is
+Z + K R_k(q) + R_h(q) (Little's law). With K = 1 this is a single bottleneck centre. Reads and
+writes share the array (read/write interference): a mix with read fraction f has demand
+f D_read + (1 - f) D_write, and each direction's latency is its own time alone plus the shared
+queueing.
 
 For the kernel, I/O becomes device-busy seconds: sequential bytes / bandwidth, random block
 reads / iops; garbage-collection copies cost a flash read plus a program per mapped unit.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 KIB4 = 4096.0
+STRIPE = 16384.0  # bytes per parallel unit of one request: a NAND page of TLC flash
 
 
 @dataclass(frozen=True)
@@ -63,36 +76,45 @@ class SSDTiming:
     """The timing model; `perf` answers what fio would measure for a job.
 
     `host_per_io` is the host's CPU time per request (submission and completion in the block
-    layer and driver), a second queueing centre shared by all requests; on a fast device with few
-    cores it is what bends the IOPS curve before the device saturates."""
+    layer and driver), a queueing centre shared by all requests; on a fast device with few cores
+    it is what bends the IOPS curve before the device saturates. `parallel_units` is
+    channels x dies (1: the array is a single centre)."""
 
-    def __init__(self, read: Direction, write: Direction, host_per_io: float = 0.0):
+    def __init__(self, read: Direction, write: Direction, host_per_io: float = 0.0,
+                 parallel_units: float = 1.0):
         self.read = read
         self.write = write
         self.host_per_io = host_per_io
+        self.parallel_units = max(1.0, float(parallel_units))
+
+    def groups(self, size: float, read_fraction: float) -> float:
+        """K: how many independent groups of units requests of this size see (see the module doc)."""
+        f = min(max(read_fraction, 0.0), 1.0)
+        span = max(1.0, math.ceil(size / STRIPE))
+        d = f / self.read.max_rate(size) + (1 - f) / self.write.max_rate(size)
+        alone = f * self.read.service_time(size) + (1 - f) * self.write.service_time(size) - self.host_per_io
+        return max(1.0, min(self.parallel_units / span, alone / d))
 
     def perf(self, size: float, qd: int, read_fraction: float) -> Performance:
         f = min(max(read_fraction, 0.0), 1.0)
+        k = self.groups(size, f)
+        h = self.host_per_io
         dr = 1.0 / self.read.max_rate(size)
         dw = 1.0 / self.write.max_rate(size)
-        zr = max(0.0, self.read.service_time(size) - dr)
-        zw = max(0.0, self.write.service_time(size) - dw)
-        h = self.host_per_io
-        zr = max(0.0, zr - h)
-        zw = max(0.0, zw - h)
+        zr = max(0.0, self.read.service_time(size) - k * dr - h)
+        zw = max(0.0, self.write.service_time(size) - k * dw - h)
         d = f * dr + (1 - f) * dw
         z = f * zr + (1 - f) * zw
-        qd_, qh = 0.0, 0.0
-        x = 0.0
-        rd = rh = 0.0
-        for n in range(1, max(1, int(qd)) + 1):  # exact MVA recursion, two queueing centres
-            rd = d * (1.0 + qd_)
+        qk = qh = x = 0.0
+        rk = rh = 0.0
+        for n in range(1, max(1, int(qd)) + 1):  # exact MVA recursion; the K groups are alike
+            rk = d * (1.0 + qk)
             rh = h * (1.0 + qh)
-            x = n / (z + rd + rh)
-            qd_, qh = x * rd, x * rh
-        queue = (rd - d) + (rh - h)  # waiting beyond the centres' own demands
-        lat_r = zr + dr + h + queue
-        lat_w = zw + dw + h + queue
+            x = n / (z + k * rk + rh)
+            qk, qh = x * rk, x * rh
+        queue = k * (rk - d) + (rh - h)  # waiting beyond the centres' own demands
+        lat_r = zr + k * dr + h + queue
+        lat_w = zw + k * dw + h + queue
         return Performance(read_bw=x * f * size, read_iops=x * f, read_lat=lat_r,
                            write_bw=x * (1 - f) * size, write_iops=x * (1 - f), write_lat=lat_w)
 
