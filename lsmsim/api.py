@@ -1,4 +1,4 @@
-"""What notebooks and the CLI call: `load_config` and `run`."""
+"""What notebooks and the CLI call: `load_config`, `run`, `sweep` and `load_results`."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -55,4 +55,26 @@ def run(config: str | Path | dict | Config, overrides: list[str] = (), out: str 
     return result
 
 
-__all__ = ["run", "load_config"]
+def sweep(spec: str | Path | dict, scale: str | None = None, out: str | Path | None = None,
+          jobs: int | None = None, executor: str = "local", scheduler: str | None = None,
+          progress: bool = False):
+    """Run a sweep YAML (or dict with a `sweep:` section); finished points are skipped. Returns
+    `SweepResults` (`.table` has one row per point). `executor`: local or dask; `jobs`: workers
+    (default: all cores); `scheduler`: a Dask scheduler address (default: a LocalCluster)."""
+    from .sweeps import SweepResults, load_sweep, run_sweep
+    sw = load_sweep(spec, scale)
+    done = run_sweep(sw, out=out, jobs=jobs, executor=executor, scheduler=scheduler, progress=progress)
+    params = list(dict.fromkeys(k for p in sw.points for k in p.params))
+    return SweepResults(done.store.root, done.table, params)
+
+
+def load_results(root: str | Path):
+    """The results of a sweep folder (results/<sweep>) as `SweepResults`."""
+    from .sweeps import SweepResults
+    if not Path(root).is_dir():
+        from .errors import LsmsimError
+        raise LsmsimError(f"{root}: no such results folder")
+    return SweepResults(root)
+
+
+__all__ = ["run", "load_config", "sweep", "load_results"]

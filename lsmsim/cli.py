@@ -154,6 +154,27 @@ def _trace_candidates(jobfile):
     return [jobfile.parent / "traces" / f"{jobfile.stem}.json", jobfile.with_suffix(".json")]
 
 
+def _cmd_sweep(args) -> int:
+    from .sweeps import load_sweep, run_sweep
+    sw = load_sweep(args.file, args.scale)
+    if args.dry_run:
+        import pandas as pd
+        with pd.option_context("display.max_rows", None, "display.width", 200, "display.max_colwidth", 60):
+            print(f"{sw.name}: {len(sw.points)} points -> {args.out or 'results/' + sw.name}/")
+            print(sw.table().to_string(index=False))
+        return 0
+    done = run_sweep(sw, out=args.out, jobs=args.jobs, executor=args.executor, scheduler=args.scheduler,
+                     progress=not args.quiet)
+    print(f"{sw.name}: {len(sw.points)} points, {done.ran} run, {done.skipped} already done, "
+          f"{done.failed} failed -> {done.store.root}/results.parquet")
+    if done.failed:
+        for _, row in done.table[done.table["status"] == "failed"].iterrows():
+            print(f"  failed {row['point_id']}: {row['error']}  (traceback: {done.store.failed}/{row['point_id']}.json)",
+                  file=sys.stderr)
+        return 1
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="lsmsim", description="Simulate LSM-tree compaction on modeled CPUs and SSDs.",
                                 epilog=_EPILOG)
@@ -168,6 +189,23 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", action="store_true", help="print the summary as JSON")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     r.set_defaults(func=_cmd_run)
+
+    sw = sub.add_parser("sweep", help="run a sweep YAML (grid, zip, seeds, variants); resumes",
+                        description="Expand a sweep YAML (a config plus a `sweep:` section) into points, run the "
+                                    "ones not finished yet and write results/<sweep>/results.parquet (one row "
+                                    "per point) plus one folder per point. Exit 1 if a point failed.",
+                        epilog=_EPILOG)
+    sw.add_argument("file", help="sweep YAML")
+    sw.add_argument("--dry-run", action="store_true", help="list the points and exit")
+    sw.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    sw.add_argument("--executor", choices=("local", "dask"), default="local",
+                    help="local processes, or Dask distributed (default: local)")
+    sw.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786 "
+                                                        "(default: a LocalCluster of --jobs workers)")
+    sw.add_argument("--scale", help="a named scale of the sweep (its `scales:` section)")
+    sw.add_argument("-o", "--out", metavar="DIR", help="results folder (default: results/<sweep name>)")
+    sw.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    sw.set_defaults(func=_cmd_sweep)
 
     ssd = sub.add_parser("ssd", help="SSD model: fit it to fio traces, replay fio jobs on it",
                          description="Calibrate the SSD timing model from fio results and replay fio jobs on it.")

@@ -1,0 +1,249 @@
+"""Sweeps: expansion, the result store, resume after crashes, failure isolation, executors."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+import lsmsim
+from lsmsim.errors import ConfigError
+from lsmsim.sweeps import load_sweep, run_sweep
+from lsmsim.sweeps.spec import derive_seeds
+
+BASE = {
+    "name": "t",
+    "seed": 3,
+    "machine": {"cores": 2},
+    "workload": {"num": "20K", "phases": [{"name": "load", "operations": "20K", "mix": {"insert": 1.0}}]},
+}
+
+
+def spec(**sweep) -> dict:
+    return {**BASE, "sweep": sweep}
+
+
+def write(tmp_path, data, name="sweep.yaml") -> Path:
+    p = tmp_path / name
+    p.write_text(yaml.safe_dump(data))
+    return p
+
+
+def cli(*args, cwd=None, **kw):
+    return subprocess.run([sys.executable, "-m", "lsmsim.cli", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=600, **kw)
+
+
+# ------------------------------------------------------------------ expansion
+def test_variants_grid_and_seeds_form_a_product():
+    sw = load_sweep(spec(variants={"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}},
+                         grid={"lsm.write_buffer_size": ["1MiB", "2MiB"], "workload.num": ["20K", "30K"]},
+                         seeds=3))
+    assert len(sw.points) == 2 * 2 * 2 * 3
+    assert len({p.id for p in sw.points}) == len(sw.points)
+    tbl = sw.table()
+    assert set(tbl.columns) == {"point_id", "variant", "lsm.write_buffer_size", "workload.num", "seed"}
+    p = next(p for p in sw.points if p.params["variant"] == "tier" and p.params["lsm.write_buffer_size"] == "2MiB")
+    assert p.config.policy.name == "tiering"
+    assert p.config.lsm.write_buffer_size == 2 * 2**20
+    assert sorted(set(tbl.seed)) == sorted(derive_seeds(3, 3))
+
+
+def test_zip_pairs_values_and_labels_only_label():
+    sw = load_sweep(spec(zip={"r": [0.1, 0.5], "lsm.write_buffer_size": ["1MiB", "4MiB"]}))
+    assert [(p.params["r"], p.config.lsm.write_buffer_size) for p in sw.points] == [(0.1, 2**20), (0.5, 4 * 2**20)]
+
+
+def test_seeds_are_derived_deterministically_and_differ():
+    assert derive_seeds(7, 4) == derive_seeds(7, 4)
+    assert len(set(derive_seeds(7, 4))) == 4
+    assert derive_seeds(7, 2) != derive_seeds(8, 2)
+    sw = load_sweep(spec(seeds=[5, 9]))
+    assert [p.config.seed for p in sw.points] == [5, 9]
+
+
+def test_point_id_is_the_resolved_config_hash():
+    a = load_sweep(spec(grid={"lsm.write_buffer_size": ["1MiB"]})).points[0]
+    b = load_sweep(spec(grid={"lsm.write_buffer_size": [1048576]})).points[0]  # same config, other spelling
+    c = load_sweep(spec(grid={"lsm.write_buffer_size": ["2MiB"]})).points[0]
+    assert a.id == b.id != c.id
+
+
+def test_scales_replace_axes_and_add_settings():
+    sw = load_sweep(spec(grid={"workload.num": ["20K", "30K", "40K"]},
+                         scales={"quick": {"grid": {"workload.num": ["10K"]}, "set": {"lsm.write_buffer_size": "1MiB"}}}))
+    assert len(sw.points) == 3
+    q = load_sweep(spec(grid={"workload.num": ["20K", "30K", "40K"]},
+                        scales={"quick": {"grid": {"workload.num": ["10K"]}, "set": {"lsm.write_buffer_size": "1MiB"}}}),
+                   scale="quick")
+    assert len(q.points) == 1 and q.points[0].config.lsm.write_buffer_size == 2**20
+
+
+def test_base_file_is_extended(tmp_path):
+    write(tmp_path, BASE, "base.yaml")
+    sw = load_sweep(write(tmp_path, {"lsm": {"write_buffer_size": "2MiB"},
+                                     "sweep": {"base": "base.yaml", "seeds": [1]}}))
+    assert sw.points[0].config.lsm.write_buffer_size == 2 * 2**20
+    assert sw.points[0].config.workload.num == 20000
+
+
+@pytest.mark.parametrize("sweep, where, what", [
+    (None, "sweep", "missing"),
+    ({"zip": {"a.b": [1, 2], "lsm.x": [1]}}, "sweep.zip", "equal lengths"),
+    ({"grid": {"lsm.write_buffer_size": []}}, "sweep.grid", "at least one value"),
+    ({"seeds": 0}, "sweep.seeds", ">= 1"),
+    ({"bogus": 1}, "sweep.bogus", "unknown field"),
+    ({"grid": {"lsm.write_buffer_size": ["lots"]}}, "lsm.write_buffer_size", "lsm.write_buffer_size=lots"),
+    ({"variants": {"v": {"polcy.name": "tiering"}}}, "polcy.name", "not a config path"),
+])
+def test_bad_sweeps_name_the_path(tmp_path, sweep, where, what):
+    data = dict(BASE) if sweep is None else spec(**sweep)
+    f = write(tmp_path, data)
+    with pytest.raises(ConfigError) as e:
+        load_sweep(f)
+    assert where in str(e.value) and what in str(e.value), str(e.value)
+    r = cli("sweep", str(f), "--dry-run")
+    assert r.returncode == 2 and "Traceback" not in r.stderr and where in r.stderr
+
+
+def test_unknown_scale_lists_the_allowed(tmp_path):
+    r = cli("sweep", str(write(tmp_path, spec(seeds=[1], scales={"quick": {}}))), "--scale", "huge", "--dry-run")
+    assert r.returncode == 2 and "allowed: default, quick" in r.stderr
+
+
+def test_dry_run_lists_points(tmp_path):
+    r = cli("sweep", str(write(tmp_path, spec(grid={"lsm.write_buffer_size": ["1MiB", "2MiB"]}))), "--dry-run")
+    assert r.returncode == 0, r.stderr
+    assert "2 points" in r.stdout and "1MiB" in r.stdout and "2MiB" in r.stdout
+    assert not (tmp_path / "results").exists()
+
+
+# ------------------------------------------------------------------ running and the store
+def test_sweep_runs_stores_and_resumes(tmp_path):
+    f = write(tmp_path, spec(variants={"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}},
+                             seeds=[1, 2]))
+    out = tmp_path / "res"
+    res = lsmsim.sweep(f, out=out, jobs=2)
+    assert len(res.table) == 4 and (res.table.status == "ok").all()
+    combined = pd.read_parquet(out / "results.parquet")
+    assert list(combined.point_id) == list(res.table.point_id)
+    assert {"variant", "seed", "write_amp", "throughput_ops_per_s", "runtime_s"} <= set(combined.columns)
+    for pid in combined.point_id:
+        d = out / "points" / pid
+        assert {"summary.json", "timeseries.parquet", "config.yaml", "provenance.json", "point.json",
+                "row.parquet"} <= {p.name for p in d.iterdir()}
+    # the same point run alone gives the same numbers (determinism across processes)
+    one = load_sweep(f).points[0]
+    alone = lsmsim.run(one.config)
+    row = combined.set_index("point_id").loc[one.id]
+    assert row["write_amp"] == alone.summary["write_amp"]
+    # resume: nothing to do, nothing rewritten
+    stamp = {pid: (out / "points" / pid / "summary.json").stat().st_mtime_ns for pid in combined.point_id}
+    done = run_sweep(load_sweep(f), out=out, jobs=2, progress=False)
+    assert done.ran == 0 and done.skipped == 4
+    assert stamp == {pid: (out / "points" / pid / "summary.json").stat().st_mtime_ns for pid in combined.point_id}
+    # one more seed: only the new points run
+    done = run_sweep(load_sweep(write(tmp_path, spec(variants={"lev": {"policy": {"name": "leveled"}},
+                                                               "tier": {"policy": {"name": "tiering"}}},
+                                                     seeds=[1, 2, 3]))), out=out, jobs=2, progress=False)
+    assert done.ran == 2 and done.skipped == 4 and len(done.table) == 6
+    loaded = lsmsim.load_results(out)
+    assert len(loaded) == 6 and set(loaded.params) >= {"variant", "seed"}
+    assert "variant" in loaded._repr_html_()
+    assert loaded.point(one.id)["summary"]["write_amp"] == alone.summary["write_amp"]
+
+
+def test_a_failing_point_is_recorded_and_the_others_finish(tmp_path):
+    f = write(tmp_path, spec(grid={"device": [{"model": "simple"},
+                                              {"model": "ssd", "preset": "samsung-pm9a3-960gb", "capacity": "2MiB"}]}))
+    out = tmp_path / "res"
+    r = cli("sweep", str(f), "-j", "2", "-q", "-o", str(out))
+    assert r.returncode == 1, r.stderr
+    assert "1 failed" in r.stdout and "Traceback" not in r.stderr
+    tbl = pd.read_parquet(out / "results.parquet")
+    assert sorted(tbl.status) == ["failed", "ok"]
+    bad = tbl[tbl.status == "failed"].iloc[0]
+    assert "over_provisioning" in bad.error
+    rec = json.loads((out / "failed" / f"{bad.point_id}.json").read_text())
+    assert "Traceback" in rec["traceback"] and rec["config"]["device"]["model"] == "ssd"
+    # a re-run retries the failure (it fails again) and keeps the good point
+    r2 = cli("sweep", str(f), "-j", "1", "-q", "-o", str(out))
+    assert r2.returncode == 1 and "1 run, 1 already done" in r2.stdout
+
+
+SLOW = {**BASE, "workload": {"num": "6M", "phases": [{"name": "load", "operations": "6M", "mix": {"insert": 1.0}}]}}
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+def _wait_for(cond, timeout=120.0):
+    t = time.time()
+    while time.time() - t < timeout:
+        if cond():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_killed_sweep_loses_nothing_and_resumes(tmp_path):
+    """kill -9 of the sweep process (and its workers) mid-run: finished points stay whole, no
+    partial point is visible, and the next run does only what is left."""
+    f = write(tmp_path, {**SLOW, "sweep": {"seeds": [1, 2, 3, 4, 5, 6]}})
+    out = tmp_path / "res"
+    proc = subprocess.Popen([sys.executable, "-m", "lsmsim.cli", "sweep", str(f), "-j", "2", "-q", "-o", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    points = out / "points"
+    assert _wait_for(lambda: points.is_dir() and len([p for p in points.iterdir() if not p.name.startswith(".")]) >= 1)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    finished = {p.name for p in points.iterdir() if not p.name.startswith(".")}
+    assert 1 <= len(finished) < 6
+    for pid in finished:  # whole
+        assert (points / pid / "row.parquet").exists() and (points / pid / "summary.json").exists()
+    r = cli("sweep", str(f), "-j", "2", "-q", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert f"{len(finished)} already done" in r.stdout and f"{6 - len(finished)} run" in r.stdout
+    assert not [p for p in points.iterdir() if p.name.startswith(".")]  # leftovers cleaned
+    assert len(pd.read_parquet(out / "results.parquet")) == 6
+
+
+def test_a_killed_worker_is_replaced_and_its_point_retried(tmp_path):
+    f = write(tmp_path, {**SLOW, "sweep": {"seeds": [1, 2, 3, 4]}})
+    out = tmp_path / "res"
+    proc = subprocess.Popen([sys.executable, "-m", "lsmsim.cli", "sweep", str(f), "-j", "2", "-q", "-o", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    markers = lambda: [m for d in out.glob(".tmp-markers-*") for m in d.iterdir()]  # noqa: E731
+    assert _wait_for(lambda: out.is_dir() and len(markers()) >= 1)
+    victim = int(markers()[0].name.split(".")[1])
+    os.kill(victim, signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=600)
+    assert proc.returncode == 0, stderr
+    assert "4 run" in stdout and "0 failed" in stdout
+    tbl = pd.read_parquet(out / "results.parquet")
+    assert len(tbl) == 4 and (tbl.status == "ok").all()
+
+
+def test_dask_executor_matches_local(tmp_path):
+    f = write(tmp_path, spec(variants={"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}}))
+    local = lsmsim.sweep(f, out=tmp_path / "local", jobs=1)
+    dask = lsmsim.sweep(f, out=tmp_path / "dask", jobs=2, executor="dask")
+    cols = ["point_id", "write_amp", "throughput_ops_per_s", "space_amp"]
+    pd.testing.assert_frame_equal(local.table[cols].reset_index(drop=True), dask.table[cols].reset_index(drop=True))
+    assert (dask.table.status == "ok").all()
+
+
+def test_sweep_results_plot(tmp_path):
+    res = lsmsim.sweep(spec(variants={"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}},
+                            grid={"lsm.write_buffer_size": [1048576, 2097152]}), out=tmp_path / "r", jobs=2)
+    fig = res.plot("lsm.write_buffer_size", "write_amp", path=tmp_path / "wa.png")
+    assert len(fig.axes[0].lines) == 2 and (tmp_path / "wa.png").stat().st_size > 1000
+    with pytest.raises(KeyError, match="no column"):
+        res.plot("nope", "write_amp")
