@@ -157,10 +157,82 @@ class Result:
         """The summary as a two-column table (metric, value)."""
         return pd.DataFrame({"metric": list(self.summary), "value": list(self.summary.values())})
 
+    PLOTS = ("tree", "throughput", "write_amp")
+
+    def plot(self, kind: str = "tree", path: str | Path | None = None, ax=None):
+        """A matplotlib Figure of one view: "tree" (sorted runs and bytes per level over time),
+        "throughput" (ops/s per operation type over time) or "write_amp" (flush, compaction and,
+        with an SSD model, GC and device-total write-amp). `path` also writes the figure (PNG
+        unless the suffix says otherwise); `ax` draws into an existing Axes."""
+        from . import plots
+        title = getattr(self.config, "name", "")
+        if kind == "tree":
+            return plots.plot_tree(self.timeseries, path, title=title, ax=ax)
+        if kind == "throughput":
+            return plots.plot_throughput(self.timeseries, path, title=title, ax=ax)
+        if kind == "write_amp":
+            return plots.plot_write_amp(self.summary, path, title=title, ax=ax)
+        raise ValueError(f"unknown plot kind {kind!r}; allowed: {', '.join(self.PLOTS)}")
+
     def plot_tree(self, path: str | Path | None = None):
         """Sorted runs and bytes per level over time (the tree's shape as the run went on)."""
-        from .plots import plot_tree
-        return plot_tree(self.timeseries, path, title=getattr(self.config, "name", ""))
+        return self.plot("tree", path)
+
+    def _name(self) -> str:
+        return getattr(self.config, "name", None) or "run"
+
+    def __repr__(self) -> str:
+        s = self.summary
+        done = "" if s.get("completed", True) else ", stopped at sim.max_time"
+        return (f"<Result {self._name()!r}: {s.get('sim_time_s', 0):.1f} simulated s{done}, "
+                f"{s.get('throughput_ops_per_s', 0):,.0f} ops/s, write-amp {s.get('write_amp', 0):.2f}, "
+                f"space-amp {s.get('space_amp', 0):.2f}, {s.get('sorted_runs', 0)} sorted runs>")
 
     def _repr_html_(self) -> str:
-        return self.table().to_html(index=False)
+        """Jupyter: a header and the key metrics by group; `table()` has every metric."""
+        import html
+        s = self.summary
+        rows = []
+        for group, items in _summary_groups(s):
+            if items:
+                rows.append(f'<tr><th colspan="2" style="text-align:left">{group}</th></tr>')
+                rows += [f'<tr><td style="text-align:left;padding-left:1.5em">{html.escape(k)}</td>'
+                         f'<td style="text-align:right">{html.escape(v)}</td></tr>' for k, v in items]
+        done = "" if s.get("completed", True) else " &middot; <b>stopped at sim.max_time</b>"
+        jobs = (f"{s.get('flushes', 0)} flushes, {s.get('compactions', 0)} compactions, "
+                f"{s.get('trivial_moves', 0)} trivial moves; {s.get('sorted_runs', 0)} sorted runs at the end")
+        return (f"<div><b>lsmsim result: {html.escape(self._name())}</b> &middot; "
+                f"{s.get('sim_time_s', 0):,.1f} simulated s ({s.get('measured_time_s', 0):,.1f} s measured){done}"
+                f"<table>{''.join(rows)}</table>"
+                f"<small>{html.escape(jobs)}. All metrics: <code>.table()</code>; "
+                f"plots: <code>.plot(\"tree\" | \"throughput\" | \"write_amp\")</code>.</small></div>")
+
+
+def _seconds(v: float) -> str:
+    """A latency in a readable unit."""
+    for unit, f in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if v >= f:
+            return f"{v / f:.3g} {unit}"
+    return f"{v * 1e9:.3g} ns"
+
+
+def _summary_groups(s: dict) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The key metrics of a summary as (group, [(label, formatted value)]), groups in display order."""
+    ops = ("write", "get", "get_empty", "short_scan", "long_scan", "query")
+    thr = [("total", f"{s.get('throughput_ops_per_s', 0):,.0f} ops/s")]
+    thr += [(op, f"{s[f'throughput_{op}_ops_per_s']:,.0f} ops/s") for op in ops
+            if s.get(f"throughput_{op}_ops_per_s")]
+    lat = [(f"{op} mean / p50 / p99 / p99.9", " / ".join(_seconds(s[f"latency_{op}_{st}_s"])
+                                                       for st in ("mean", "p50", "p99", "p999")))
+           for op in ops if f"latency_{op}_p50_s" in s]
+    amp = [("write-amp (flush + compaction)",
+            f"{s.get('write_amp', 0):.2f} ({s.get('write_amp_flush', 0):.2f} + {s.get('write_amp_compaction', 0):.2f})")]
+    if "gc_write_amp" in s:
+        amp.append(("GC write-amp", f"{s['gc_write_amp']:.2f}"))
+    if "total_write_amp" in s:
+        amp.append(("device write-amp (total)", f"{s['total_write_amp']:.2f}"))
+    amp += [("space-amp (end / peak)", f"{s.get('space_amp', 0):.2f} / {s.get('space_amp_peak', 0):.2f}")]
+    util = [("CPU", f"{s.get('cpu_util', 0):.1%}"), ("device", f"{s.get('device_util', 0):.1%}")]
+    if s.get("stall_stop_s") or s.get("stall_slowdown_s"):
+        util.append(("write stalls (stop / slowdown)", f"{s.get('stall_stop_s', 0):.2f} s / {s.get('stall_slowdown_s', 0):.2f} s"))
+    return [("throughput", thr), ("latency", lat), ("amplification", amp), ("utilisation", util)]
