@@ -156,11 +156,12 @@ def _trace_candidates(jobfile):
 
 def _cmd_sweep(args) -> int:
     from .sweeps import load_sweep, run_sweep
+    from .sweeps.runner import default_out
     sw = load_sweep(args.file, args.scale)
     if args.dry_run:
         import pandas as pd
         with pd.option_context("display.max_rows", None, "display.width", 200, "display.max_colwidth", 60):
-            print(f"{sw.name}: {len(sw.points)} points -> {args.out or 'results/' + sw.name}/")
+            print(f"{sw.name}: {len(sw.points)} points -> {args.out or default_out(sw)}/")
             print(sw.table().to_string(index=False))
         return 0
     done = run_sweep(sw, out=args.out, jobs=args.jobs, executor=args.executor, scheduler=args.scheduler,
@@ -172,6 +173,29 @@ def _cmd_sweep(args) -> int:
             print(f"  failed {row['point_id']}: {row['error']}  (traceback: {done.store.failed}/{row['point_id']}.json)",
                   file=sys.stderr)
         return 1
+    return 0
+
+
+def _cmd_figures(args) -> int:
+    from .figures import all_figures, make_figures
+    from .figures.registry import experiments_dir
+    if args.list:
+        for fid, spec in all_figures().items():
+            print(f"{fid:18s} {spec.title}  [{spec.paper}; experiments/{spec.sweep}]")
+        return 0
+    experiments_dir()  # fail early, with the hint, when the sweeps are not at hand
+    written = make_figures(args.only, out=args.out, scale=args.scale, results=args.results, jobs=args.jobs,
+                           executor=args.executor, scheduler=args.scheduler, progress=not args.quiet)
+    print(f"{len(written) // 3} figure(s) written to {args.out}/")
+    return 0
+
+
+def _cmd_config(args) -> int:
+    from .schema import json_schema, reference_markdown
+    if args.schema:
+        print(json.dumps(json_schema(), indent=2))
+    else:
+        sys.stdout.write(reference_markdown())
     return 0
 
 
@@ -206,6 +230,30 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("-o", "--out", metavar="DIR", help="results folder (default: results/<sweep name>)")
     sw.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     sw.set_defaults(func=_cmd_sweep)
+
+    fg = sub.add_parser("figures", help="regenerate paper figures and tables (PNG, PDF and CSV)",
+                        description="Run the sweeps behind registered paper figures (skipping finished points) "
+                                    "and write <id>.png, <id>.pdf and <id>.csv for each.", epilog=_EPILOG)
+    fg.add_argument("--list", action="store_true", help="list the registered figures and exit")
+    fg.add_argument("--only", nargs="+", metavar="ID", help="just these figures (see --list)")
+    fg.add_argument("--out", default="figures", metavar="DIR", help="where the figures go (default: figures/)")
+    fg.add_argument("--scale", default="quick", choices=("quick", "default", "paper"),
+                    help="quick: minutes on 2 cores (CI); default: the sweeps as written; paper: the papers' "
+                         "setting (hours). Default: quick")
+    fg.add_argument("--results", default="results", metavar="DIR",
+                    help="sweep results go to DIR/<sweep>-<scale>/ (default: results/)")
+    fg.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    fg.add_argument("--executor", choices=("local", "dask"), default="local")
+    fg.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address (default: a LocalCluster)")
+    fg.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    fg.set_defaults(func=_cmd_figures)
+
+    cf = sub.add_parser("config", help="the config reference: every YAML field, its type and default",
+                        description="Print the configuration reference generated from the pydantic models "
+                                    "(Markdown, as docs/config-reference.md), or the JSON schema.")
+    cf.add_argument("--schema", action="store_true", help="print the JSON schema instead")
+    cf.add_argument("--reference", action="store_true", help="print the Markdown reference (the default)")
+    cf.set_defaults(func=_cmd_config)
 
     ssd = sub.add_parser("ssd", help="SSD model: fit it to fio traces, replay fio jobs on it",
                          description="Calibrate the SSD timing model from fio results and replay fio jobs on it.")
@@ -250,16 +298,16 @@ def main(argv: list[str] | None = None) -> int:
     except LsmsimError as e:
         print(f"lsmsim: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (ValueError, OSError) as e:  # bad files given to ssd commands, and the like
         print(f"lsmsim: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("lsmsim: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
-        import os
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
 
 
 if __name__ == "__main__":

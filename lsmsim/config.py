@@ -274,9 +274,9 @@ class EcoTunePolicy(Section):
     beta: float = Field(0.5, ge=0, le=1, description="First round's query speed during an MLC / without "
                                                       "one; later rounds measure it.")
     tmc_threads: int = Field(2, ge=1, description="Threads of a TMC (EcoTune keeps two for them).")
-    mlc_threads: int = Field(1, ge=1, description="Threads of an MLC; when no MLC runs they serve queries "
-                                                   "(closed-loop query threads). machine.threads.compaction "
-                                                   "should be tmc_threads + mlc_threads.")
+    mlc_threads: int | None = Field(None, ge=1, description="Threads of an MLC; when no MLC runs they serve "
+                                    "queries (closed-loop query threads). Default: machine.threads.compaction "
+                                    "- tmc_threads (at least 1).")
     r: float | None = Field(None, ge=0, le=1, description="Long-range-scan ratio; default: the phase's mix.")
 
 
@@ -417,6 +417,14 @@ class Config(Section):
     policy: PolicyConfig = Field(default_factory=lambda: LeveledPolicy(name="leveled"))
     workload: WorkloadConfig
     sim: SimConfig = SimConfig()
+
+    @model_validator(mode="after")
+    def _ecotune_threads(self):
+        """EcoTune's MLC threads default to the compaction threads its TMCs leave (§4.2: two TMC
+        threads, all other background threads for MLCs), so one machine setting fits every policy."""
+        if isinstance(self.policy, EcoTunePolicy) and self.policy.mlc_threads is None:
+            self.policy.mlc_threads = max(1, self.machine.threads.compaction - self.policy.tmc_threads)
+        return self
 
 
 # ---------------------------------------------------------------- loading

@@ -247,3 +247,18 @@ def test_sweep_results_plot(tmp_path):
     assert len(fig.axes[0].lines) == 2 and (tmp_path / "wa.png").stat().st_size > 1000
     with pytest.raises(KeyError, match="no column"):
         res.plot("nope", "write_amp")
+
+
+def test_zip_groups_cross_and_variants_from_a_file(tmp_path):
+    (tmp_path / "pol.yaml").write_text(yaml.safe_dump({"lev": {"policy": {"name": "leveled"}},
+                                                       "tier": {"policy": {"name": "tiering"}}}))
+    f = write(tmp_path, spec(variants="pol.yaml",
+                             zip=[{"machine.cores": [2, 4], "machine.threads.compaction": [1, 3]},
+                                  {"r": [0.1, 0.5, 0.9], "lsm.write_buffer_size": ["1MiB", "2MiB", "3MiB"]}]))
+    sw = load_sweep(f)
+    assert len(sw.points) == 2 * 2 * 3
+    pairs = {(p.config.machine.cores, p.config.machine.threads.compaction) for p in sw.points}
+    assert pairs == {(2, 1), (4, 3)}
+    assert {(p.params["r"], p.config.lsm.write_buffer_size) for p in sw.points} == {
+        (0.1, 2**20), (0.5, 2 * 2**20), (0.9, 3 * 2**20)}
+    assert {p.config.policy.name for p in sw.points} == {"leveled", "tiering"}

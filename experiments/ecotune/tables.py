@@ -2,7 +2,7 @@
 
     .venv/bin/python experiments/ecotune/tables.py [--out results/ecotune-tables]
 
-For each table's long-range ratio, runs experiments/ecotune/fig7.yaml with EcoTune and takes the
+For each table's long-range ratio, runs experiments/ecotune/base.yaml with EcoTune and takes the
 last round's schedule, solved (as EcoTune does at every global compaction) with the T_w, T_c and
 beta measured in the round before it and r of the query mix, and prints it next to the paper's
 table. The paper gives none of T_w, T_c, beta or f, so the layouts need not match.
@@ -10,7 +10,6 @@ table. The paper gives none of T_w, T_c, beta or f, so the layouts need not matc
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import lsmsim
@@ -19,8 +18,13 @@ from lsmsim.result import atomic_write
 from lsmsim.sim.kernel import Simulation
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from run_fig7 import mix  # noqa: E402
+
+
+def mix(r: float) -> list[str]:
+    """The query mix of §5.1 at long-range ratio r, with the 30% writes of base.yaml."""
+    w = 0.3
+    return [f"workload.phases.1.mix={{update: {w}, long_scan: {r * (1 - w)}, short_scan: {(1 - r) / 2 * (1 - w)}, "
+            f"get: {(1 - r) / 2 * (1 - w)}}}"]
 
 TABLE_R = {5: 0.1, 6: 0.2, 7: 0.5, 8: 0.95}
 
@@ -31,7 +35,7 @@ def main() -> int:
     a = ap.parse_args()
     text = []
     for table, r in TABLE_R.items():
-        cfg = lsmsim.load_config(HERE / "fig7.yaml", ["policy.name=ecotune"] + mix(r))
+        cfg = lsmsim.load_config(HERE / "base.yaml", ["policy.name=ecotune"] + mix(r))
         sim = Simulation(cfg)
         sim.run()
         rd = sim.policy.rounds[-1]  # solved in the measured phase, with the previous round's measurements

@@ -41,7 +41,7 @@ def run_sweep(sweep: Sweep, out: str | Path | None = None, jobs: int | None = No
               scheduler: str | None = None, progress: bool = True, retry_failed: bool = True) -> SweepRun:
     """Run the points of `sweep` not finished yet into `out` (default results/<name>)."""
     from tqdm.auto import tqdm
-    store = Store(out or Path("results") / sweep.name)
+    store = Store(out or default_out(sweep))
     store.root.mkdir(parents=True, exist_ok=True)
     store.clean_partial()
     store.write_spec(sweep.spec, sweep.scale)
@@ -92,6 +92,12 @@ def run_sweep(sweep: Sweep, out: str | Path | None = None, jobs: int | None = No
         table = store.write_table([p.id for p in sweep.points])
     n_failed = int((table["status"] == "failed").sum()) if "status" in table else 0
     return SweepRun(store=store, table=table, ran=ran, skipped=skipped, failed=n_failed)
+
+
+def default_out(sweep: Sweep) -> Path:
+    """results/<sweep name>, or results/<sweep name>-<scale> for a named scale."""
+    scaled = sweep.scale and sweep.scale != "default"
+    return Path("results") / (f"{sweep.name}-{sweep.scale}" if scaled else sweep.name)
 
 
 def _record(store: Store, point, out: Outcome) -> int:

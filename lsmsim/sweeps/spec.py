@@ -7,11 +7,13 @@
       base: other.yaml             # optional: start from this config (relative to this file);
                                    # the fields written here override it
       set: {lsm.block_cache_size: 8MiB}        # applied to every point
-      variants:                    # named variants, each a mapping path -> value
+      variants:                    # named variants, each a mapping path -> value (or a YAML
+                                   # file of them, relative to this file)
         leveling: {policy: {name: leveled}}
         tiering:  {policy.name: tiering}
       grid: {lsm.write_buffer_size: [8MiB, 64MiB], workload.num: [1M, 2M]}   # cartesian product
       zip:  {r: [0.1, 0.5], workload.phases.1.mix.long_scan: [0.07, 0.35]}  # paired lists
+                                   # (or a list of such groups: each paired, the groups crossed)
       seeds: 3                     # replicates: 3 seeds derived from the base seed, or a list
       scales:                      # named scales (lsmsim sweep --scale quick, lsmsim figures)
         quick: {set: {workload.num: 100K}, grid: {...}}   # replaces grid/zip/seeds/variants given
@@ -44,25 +46,29 @@ SECTIONS = frozenset(Config.model_fields)
 class _Axes(BaseModel):
     model_config = ConfigDict(extra="forbid")
     set: dict[str, Any] = Field(default_factory=dict, description="path -> value for every point")
-    variants: dict[str, dict[str, Any]] | None = Field(None, description="name -> {path: value}")
+    variants: dict[str, dict[str, Any]] | str | None = Field(
+        None, description="name -> {path: value}, or a YAML file holding that mapping")
     grid: dict[str, list[Any]] | None = Field(None, description="path -> values (cartesian product)")
-    zip: dict[str, list[Any]] | None = Field(None, description="path -> values (paired, equal lengths)")
+    zip: dict[str, list[Any]] | list[dict[str, list[Any]]] | None = Field(
+        None, description="path -> values (paired, equal lengths); a list of such groups is crossed")
     seeds: int | list[int] | None = Field(None, description="replicates: a count or explicit seeds")
 
     @field_validator("grid", "zip")
     @classmethod
     def _non_empty(cls, v):
-        for k, vals in (v or {}).items():
-            if not vals:
-                raise ValueError(f"{k}: needs at least one value")
+        for group in (v if isinstance(v, list) else [v or {}]):
+            for k, vals in group.items():
+                if not vals:
+                    raise ValueError(f"{k}: needs at least one value")
         return v
 
     @field_validator("zip")
     @classmethod
     def _equal_lengths(cls, v):
-        if v and len({len(x) for x in v.values()}) > 1:
-            lens = ", ".join(f"{k}: {len(x)}" for k, x in v.items())
-            raise ValueError(f"zip lists must have equal lengths ({lens})")
+        for group in (v if isinstance(v, list) else [v] if v else []):
+            if len({len(x) for x in group.values()}) > 1:
+                lens = ", ".join(f"{k}: {len(x)}" for k, x in group.items())
+                raise ValueError(f"zip lists must have equal lengths ({lens})")
         return v
 
     @field_validator("seeds")
@@ -172,6 +178,12 @@ def load_sweep(path_or_data: str | Path | dict, scale: str | None = None) -> Swe
         base_path = (here / sec.base)
         data = _deep_merge(read_yaml(base_path), data)
     axes = _scaled(sec, scale, source)
+    if isinstance(axes.variants, str):
+        vfile = here / axes.variants
+        variants = read_yaml(vfile)
+        if not all(isinstance(v, dict) for v in variants.values()):
+            raise ConfigError(str(vfile), [("(top level)", "variants: a mapping name -> {path: value}")])
+        axes = axes.model_copy(update={"variants": variants})
     name = sec.name or data.get("name") or (Path(source).stem if source != "<sweep>" else "sweep")
     points = list(_expand(data, axes, source))
     ids = {}
@@ -200,8 +212,9 @@ def _scaled(sec: SweepSection, scale: str | None, source: str) -> _Axes:
 
 def _expand(base: dict, axes: _Axes, source: str):
     variants = list((axes.variants or {None: {}}).items())
-    zip_keys = list(axes.zip or {})
-    zip_rows = list(zip(*axes.zip.values())) if axes.zip else [()]
+    groups = axes.zip if isinstance(axes.zip, list) else [axes.zip] if axes.zip else []
+    zip_keys = [k for g in groups for k in g]
+    zip_rows = [sum(rows, ()) for rows in itertools.product(*(list(zip(*g.values())) for g in groups))] or [()]
     grid_keys = list(axes.grid or {})
     grid_rows = list(itertools.product(*axes.grid.values())) if axes.grid else [()]
     seed0 = int(base.get("seed", 0) or 0)

@@ -1,0 +1,130 @@
+"""EcoTune SIGMOD'25 figures (§5): query throughput vs long-range ratio (Figs. 7, 8), latency vs
+arrival rate (Fig. 9), throughput vs write speed (Fig. 10c/d) and the YCSB table (Table 9)."""
+from __future__ import annotations
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from .registry import figure
+
+ENTRY = 8 + 256  # bytes per write: the paper's 8-byte keys and 256-byte values
+ORDER = ["EcoTune", "Leveling", "Lazy leveling", "Moose"]
+# Table 9 as printed (KOPS)
+PAPER_TABLE9 = {("EcoTune", "optane"): 174.80, ("Lazy leveling", "optane"): 157.85, ("Leveling", "optane"): 29.52,
+                ("Moose", "optane"): 142.11, ("EcoTune", "nvme"): 122.86, ("Lazy leveling", "nvme"): 109.90,
+                ("Leveling", "nvme"): 23.09, ("Moose", "nvme"): 104.07}
+
+
+def _queries(t: pd.DataFrame) -> pd.Series:
+    return sum(t[f"throughput_{op}_ops_per_s"].fillna(0) for op in ("get", "short_scan", "long_scan"))
+
+
+def _device(preset: str) -> str:
+    return "optane" if "optane" in preset else "nvme"
+
+
+def _throughput_table(res, *keys: str) -> pd.DataFrame:
+    t = res.table
+    return pd.DataFrame({"policy": t["variant"], **{k: t[k] for k in keys if k in t},
+                         "queries_per_s": _queries(t),
+                         "write_mb_per_s": t["throughput_write_ops_per_s"] * ENTRY / 1e6,
+                         "cpu_util_compaction": t["cpu_util_compaction"], "sorted_runs": t["sorted_runs"],
+                         "write_amp": t["write_amp"]})
+
+
+def _lines(ax, df: pd.DataFrame, x: str, y: str, xlabel: str, ylabel: str) -> None:
+    for pol in [p for p in ORDER if p in set(df.policy)]:
+        g = df[df.policy == pol].sort_values(x)
+        ax.plot(g[x], g[y], marker="o", label=pol)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+
+
+def _vs_r(res, device: str):
+    df = _throughput_table(res, "machine.cores", "r").rename(columns={"machine.cores": "cores"})
+    cores = sorted(df.cores.unique())
+    fig = Figure(figsize=(5 * len(cores), 3.8))
+    axes = fig.subplots(1, len(cores), squeeze=False)[0]
+    for ax, c in zip(axes, cores):
+        _lines(ax, df[df.cores == c].assign(kops=lambda d: d.queries_per_s / 1e3), "r", "kops",
+               "long-range-scan ratio r", "average query throughput (KOPS)")
+        ax.set_title(f"{device}, {c} cores")
+    axes[0].legend()
+    fig.tight_layout()
+    return fig, df.sort_values(["cores", "policy", "r"])
+
+
+@figure("ecotune-fig7", "EcoTune Fig. 7: throughput vs long-range-scan ratio, NVMe SSD", "ecotune/fig7.yaml",
+        "SIGMOD'25 §5.2, Fig. 7")
+def fig7(res):
+    return _vs_r(res, "NVMe (D7-P5620)")
+
+
+@figure("ecotune-fig8", "EcoTune Fig. 8: throughput vs long-range-scan ratio, Optane SSD", "ecotune/fig8.yaml",
+        "SIGMOD'25 §5.2, Fig. 8")
+def fig8(res):
+    return _vs_r(res, "Optane (P5800X)")
+
+
+@figure("ecotune-fig9", "EcoTune Fig. 9: latency vs query arrival rate", "ecotune/fig9.yaml", "SIGMOD'25 §5.3, Fig. 9")
+def fig9(res):
+    t = res.table
+    df = pd.DataFrame({"policy": t["variant"], "arrival_rate": t["workload.phases.1.queries.arrival_rate"],
+                       "arrival": t["workload.phases.1.queries.arrival"],
+                       **{f"{k}_ms": t[f"latency_query_{k}_s"] * 1e3 for k in ("mean", "p50", "p99", "p999")}})
+    fig = Figure(figsize=(14, 3.8))
+    axes = fig.subplots(1, 3)
+    poisson = df[df.arrival == "poisson"].assign(kps=lambda d: d.arrival_rate / 1e3)
+    for ax, stat in zip(axes[:2], ("mean", "p99")):
+        _lines(ax, poisson, "kps", f"{stat}_ms", "query arrival rate (K/s)", f"{stat} latency (ms)")
+        ax.set_yscale("log")
+    axes[0].legend()
+    at30 = df[df.arrival_rate == 30000].pivot_table(index="policy", columns="arrival", values="p99_ms")
+    at30 = at30.reindex([p for p in ORDER if p in at30.index])
+    at30.plot.bar(ax=axes[2], logy=True, rot=0)
+    axes[2].set_ylabel("p99 latency (ms) at 30K/s")
+    axes[2].set_xlabel("")
+    axes[2].grid(alpha=0.3, axis="y")
+    fig.tight_layout()
+    return fig, df.sort_values(["arrival", "policy", "arrival_rate"])
+
+
+@figure("ecotune-fig10", "EcoTune Fig. 10(c, d): throughput vs write speed", "ecotune/fig10.yaml",
+        "SIGMOD'25 §5.5, Fig. 10c/d")
+def fig10(res):
+    df = _throughput_table(res, "device.preset", "workload.phases.1.writers.rate")
+    df["device"] = df.pop("device.preset").map(_device)
+    df["target_write_mb_per_s"] = df.pop("workload.phases.1.writers.rate").map(lambda s: float(str(s).split("MB")[0]))
+    fig = Figure(figsize=(10, 3.8))
+    axes = fig.subplots(1, 2)
+    for ax, dev in zip(axes, ("nvme", "optane")):
+        _lines(ax, df[df.device == dev].assign(kops=lambda d: d.queries_per_s / 1e3), "target_write_mb_per_s",
+               "kops", "write speed (MB/s)", "average query throughput (KOPS)")
+        ax.set_title({"nvme": "NVMe (D7-P5620)", "optane": "Optane (P5800X)"}[dev])
+    axes[0].legend()
+    fig.tight_layout()
+    return fig, df.sort_values(["device", "policy", "target_write_mb_per_s"])
+
+
+@figure("ecotune-table9", "EcoTune Table 9: YCSB-style skew, 30% long scans", "ecotune/table9.yaml",
+        "SIGMOD'25 §5.4, Table 9")
+def table9(res):
+    df = _throughput_table(res, "device.preset")
+    df["device"] = df.pop("device.preset").map(_device)
+    df["kops"] = df.queries_per_s / 1e3
+    df["paper_kops"] = [PAPER_TABLE9.get((p, d)) for p, d in zip(df.policy, df.device)]
+    for col, base in (("kops", "lsmsim"), ("paper_kops", "paper")):
+        eco = df[df.policy == "EcoTune"].set_index("device")[col]
+        df[f"ecotune_over_this_{base}"] = eco.reindex(df.device).values / df[col]
+    fig = Figure(figsize=(10, 3.8))
+    axes = fig.subplots(1, 2)
+    for ax, col, title in ((axes[0], "kops", "lsmsim"), (axes[1], "paper_kops", "paper (Table 9)")):
+        p = df.pivot_table(index="policy", columns="device", values=col).reindex(ORDER)
+        p.plot.bar(ax=ax, rot=0)
+        ax.set_title(title)
+        ax.set_ylabel("average query throughput (KOPS)")
+        ax.set_xlabel("")
+        ax.grid(alpha=0.3, axis="y")
+    fig.tight_layout()
+    return fig, df.sort_values(["device", "policy"])

@@ -1,0 +1,58 @@
+"""Run what a figure needs (its sweep, resuming) and write <id>.png, <id>.pdf and <id>.csv."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import LsmsimError
+from ..result import atomic_write
+from ..sweeps import SweepResults, load_sweep, run_sweep
+from .registry import all_figures, experiments_dir
+
+
+def _sweep_for(spec, scale: str):
+    sw = load_sweep(experiments_dir() / spec.sweep, None)
+    raw = sw.spec.get("sweep", {})
+    if scale != "default" and scale in (raw.get("scales") or {}):
+        sw = load_sweep(experiments_dir() / spec.sweep, scale)
+    return sw
+
+
+def make_figures(only: list[str] | None = None, out: str | Path = "figures", scale: str = "quick",
+                 results: str | Path = "results", jobs: int | None = None, executor: str = "local",
+                 scheduler: str | None = None, progress: bool = True, log=print) -> list[Path]:
+    """Draw the registered figures (`only`: some ids). Each figure's sweep runs at `scale` (quick,
+    default or paper; a sweep without that scale runs as it is) into <results>/<sweep>-<scale>/,
+    skipping finished points. Returns the files written."""
+    figs = all_figures()
+    unknown = [i for i in only or [] if i not in figs]
+    if unknown:
+        raise LsmsimError(f"unknown figure {', '.join(unknown)}; available: {', '.join(figs)}")
+    out = Path(out)
+    written = []
+    failed = []
+    for fid, spec in figs.items():
+        if only and fid not in only:
+            continue
+        sw = _sweep_for(spec, scale)
+        root = Path(results) / f"{sw.name}-{scale}"
+        log(f"{fid}: {spec.title} ({len(sw.points)} points -> {root}/)")
+        done = run_sweep(sw, out=root, jobs=jobs, executor=executor, scheduler=scheduler, progress=progress)
+        if done.failed:
+            failed.append(fid)
+            log(f"{fid}: {done.failed} point(s) failed (see {root}/failed/); figure not drawn")
+            continue
+        params = list(dict.fromkeys(k for p in sw.points for k in p.params))
+        fig, data = spec.plot(SweepResults(root, done.table, params))
+        fig.suptitle(f"{spec.title}  [lsmsim, {scale} scale]", fontsize=9)
+        fig.tight_layout(rect=(0, 0, 1, 0.93))
+        for ext in ("png", "pdf"):
+            path = out / f"{fid}.{ext}"
+            atomic_write(path, lambda p, ext=ext: fig.savefig(p, format=ext, dpi=110, bbox_inches="tight"))
+            written.append(path)
+        path = out / f"{fid}.csv"
+        atomic_write(path, lambda p: data.to_csv(p, index=False))
+        written.append(path)
+        log(f"{fid}: wrote {out}/{fid}.png, .pdf, .csv")
+    if failed:
+        raise LsmsimError(f"figures not drawn because points failed: {', '.join(failed)}")
+    return written
