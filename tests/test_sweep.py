@@ -262,3 +262,22 @@ def test_zip_groups_cross_and_variants_from_a_file(tmp_path):
     assert {(p.params["r"], p.config.lsm.write_buffer_size) for p in sw.points} == {
         (0.1, 2**20), (0.5, 2 * 2**20), (0.9, 3 * 2**20)}
     assert {p.config.policy.name for p in sw.points} == {"leveled", "tiering"}
+
+
+def test_ctrl_c_stops_keeps_finished_points_and_leaves_nothing_partial(tmp_path):
+    f = write(tmp_path, {**SLOW, "sweep": {"seeds": [1, 2, 3, 4, 5, 6]}})
+    out = tmp_path / "res"
+    proc = subprocess.Popen([sys.executable, "-m", "lsmsim.cli", "sweep", str(f), "-j", "2", "-q", "-o", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    points = out / "points"
+    assert _wait_for(lambda: points.is_dir() and any(not p.name.startswith(".") for p in points.iterdir()))
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    finished = [p for p in points.iterdir() if not p.name.startswith(".")]
+    assert 1 <= len(finished) < 6
+    assert not [p for p in points.iterdir() if p.name.startswith(".")]
+    assert not list(out.glob(".tmp-*"))
+    tbl = pd.read_parquet(out / "results.parquet")  # written on the way out: the finished points
+    assert set(tbl.point_id) == {p.name for p in finished}

@@ -45,7 +45,10 @@ def run_point(config: dict, marker_dir: str | None = None, point_id: str = "") -
 
 
 def _warm():
-    """Import the simulator (and load numba's cache) once per worker, before points arrive."""
+    """Import the simulator once per worker, before points arrive; Ctrl-C is the sweep process's
+    to handle (it stops the workers), so workers ignore SIGINT."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     import lsmsim.sim.kernel  # noqa: F401
 
 
