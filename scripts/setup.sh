@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 pkgs="librocksdb-dev rocksdb-tools fio"
+command -v g++ >/dev/null 2>&1 || pkgs="$pkgs g++"   # builds the CompactFiles shim of lsmsim.rocksdb
 # Debian's python3 makes venvs only with python3-venv (ensurepip) installed
 python3 -c "import ensurepip" >/dev/null 2>&1 || pkgs="$pkgs python3-venv"
 need_apt=()
@@ -38,4 +39,8 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     exit 1
   fi
   .venv/bin/python -c "import lsmsim" && echo "$want" > "$stamp"
+fi
+# pre-build the C++ CompactFiles shim of lsmsim.rocksdb (needs g++ and librocksdb-dev; else built on first use)
+if ! .venv/bin/python -m lsmsim.rocksdb.shim --build >/dev/null; then
+  echo "setup: could not pre-build the RocksDB CompactFiles shim (warning; lsmsim builds it on first use)" >&2
 fi

@@ -1,0 +1,205 @@
+"""The ctypes bridge to real RocksDB (Debian's librocksdb 7.8): skipped when the library is missing."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from lsmsim.rocksdb import LibraryNotFoundError, LiveFile, Options, RocksDB, RocksDBError, WriteBatch
+from lsmsim.rocksdb import lib as rlib
+from lsmsim.rocksdb.bridge import parse_statistics
+
+try:
+    rlib.load()
+except LibraryNotFoundError as e:  # pragma: no cover - depends on the machine
+    pytest.skip(f"librocksdb not available: {e}", allow_module_level=True)
+
+SMALL = dict(write_buffer_size=1 << 20, disable_auto_compactions=True, block_cache_size=1 << 20)
+
+
+def key(i: int) -> bytes:
+    return b"k%08d" % i
+
+
+def fill(db, n: int, start: int = 0, step: int = 1, size: int = 100) -> None:
+    for i in range(start, start + n * step, step):
+        db.put(key(i), bytes([i % 251]) * size)
+
+
+@pytest.fixture
+def db(tmp_path):
+    with RocksDB.open(tmp_path / "db", Options(**SMALL)) as d:
+        yield d
+
+
+def test_put_get_delete_binary(db):
+    pairs = {b"a": b"1", b"\x00": b"nul", b"a\x00b": b"\x00\x01\x02", b"a\x00": b"", b"\xff" * 3: b"x" * 10000}
+    for k, v in pairs.items():
+        db.put(k, v)
+    for k, v in pairs.items():
+        assert db.get(k) == v
+    assert db.get(b"absent") is None
+    db.delete(b"a\x00b")
+    assert db.get(b"a\x00b") is None and db.get(b"a") == b"1"
+    db.put("text", "värde")  # str is utf-8 encoded
+    assert db.get(b"text") == "värde".encode()
+    with pytest.raises(TypeError):
+        db.put(1, b"x")
+
+
+def test_write_batch_iterator_and_scan(db):
+    b = WriteBatch()
+    for i in range(10, 0, -1):
+        b.put(key(i), b"v%d" % i)
+    b.delete(key(5))
+    assert len(b) == 11
+    db.write(b)
+    b.close()
+    b.close()  # no-op
+    with pytest.raises(RocksDBError, match="closed"):
+        b.put(b"k", b"v")
+    with pytest.raises(RocksDBError, match="closed"):
+        db.write(b)
+    assert db.get(key(5)) is None and db.get(key(7)) == b"v7"
+    with db.iterator() as it:
+        it.seek(key(3))
+        got = []
+        while it.valid():
+            got.append(it.key())
+            it.next()
+        assert got == [key(i) for i in (3, 4, 6, 7, 8, 9, 10)]
+        it.seek_to_first()
+        assert it.key() == key(1) and it.value() == b"v1"
+        with pytest.raises(RocksDBError, match="not positioned"):
+            it.seek(b"zzz")
+            it.key()
+    assert it.closed
+    assert db.scan(key(8), 5) == [(key(8), b"v8"), (key(9), b"v9"), (key(10), b"v10")]
+    assert [k for k, _ in db.scan(None, 2)] == [key(1), key(2)]
+
+
+def test_flush_live_files_properties_statistics(db):
+    fill(db, 1000, start=10, step=3)
+    db.delete(key(13))
+    db.flush(wait=True)
+    files = db.live_files()
+    assert len(files) == 1
+    f = files[0]
+    assert isinstance(f, LiveFile) and f.level == 0 and f.name.endswith(".sst")
+    assert f.size > 100_000 and f.size == os.path.getsize(db.path + f.name)
+    assert (f.smallest_key, f.largest_key) == (key(10), key(10 + 999 * 3))
+    assert (f.entries, f.deletions) == (1000, 1)   # the put of key(13) died in the memtable
+    assert db.num_files_at_level(0) == 1 and db.num_files_at_level(1) == 0
+    assert db.property_int("rocksdb.num-files-at-level0") == 1
+    assert db.property_int("rocksdb.estimate-num-keys") > 0
+    assert "Level" in db.property("rocksdb.levelstats") and db.property("rocksdb.no-such-property") is None
+    st = db.statistics()
+    assert st["rocksdb.flush.write.bytes"] > 100_000 and isinstance(st["rocksdb.bytes.written"], int)
+    h = st["rocksdb.db.flush.micros"]
+    assert isinstance(h, dict) and h["COUNT"] == 1.0 and {"P50", "P99", "SUM"} <= h.keys()
+    assert st.get("rocksdb.compact.write.bytes", 0) == 0
+    # a second L0 file, then everything compacted to L2
+    fill(db, 1000, start=11, step=3)
+    db.flush()
+    assert db.num_files_at_level(0) == 2
+    db.compact_range(target_level=2)
+    files = db.live_files()
+    assert files and all(f.level == 2 for f in files) and db.num_files_at_level(0) == 0
+    assert sum(f.entries for f in files) == 1999   # the tombstone is dropped at the bottom
+    st = db.statistics()
+    assert st["rocksdb.compact.write.bytes"] > 0 and st["rocksdb.compact.read.bytes"] > 0
+    assert db.get(key(11)) == bytes([11]) * 100 and db.get(key(13)) is None
+
+
+def test_parse_statistics():
+    text = ("rocksdb.block.cache.miss COUNT : 12\nrocksdb.db.get.micros P50 : 1.5 P95 : 2.000000 P99 : 3 "
+            "P100 : 4 COUNT : 5 SUM : 6\njunk line\n")
+    assert parse_statistics(text) == {"rocksdb.block.cache.miss": 12, "rocksdb.db.get.micros": {
+        "P50": 1.5, "P95": 2.0, "P99": 3.0, "P100": 4.0, "COUNT": 5.0, "SUM": 6.0}}
+
+
+def test_auto_compaction_and_wait(tmp_path):
+    opts = Options(write_buffer_size=256 << 10, level0_file_num_compaction_trigger=2,
+                   max_bytes_for_level_base=1 << 20, target_file_size_base=256 << 10, statistics=True)
+    with RocksDB.open(tmp_path / "db", opts) as db:
+        for i in range(12_000):                       # scattered keys: L0 files overlap, no trivial moves
+            j = i * 7919 % 12_000
+            db.put(key(j), bytes([j % 251]) * 100)
+        db.flush()
+        db.wait_for_compactions(timeout=60)
+        assert all(db.property_int(p) == 0 for p in RocksDB.BUSY_PROPERTIES)
+        assert db.num_files_at_level(0) < 2
+        assert db.statistics()["rocksdb.compact.write.bytes"] > 0
+        assert db.get(key(11_999)) == bytes([11_999 % 251]) * 100
+
+
+@pytest.mark.parametrize("style,extra", [
+    ("universal", dict(universal_size_ratio=1, universal_min_merge_width=2, universal_max_merge_width=2**32 - 1,
+                       universal_max_size_amplification_percent=200)),
+    ("fifo", dict(fifo_max_table_files_size=64 << 20)),
+])
+def test_universal_and_fifo(tmp_path, style, extra):
+    opts = Options(compaction_style=style, write_buffer_size=256 << 10, level0_file_num_compaction_trigger=2,
+                   **extra)
+    with RocksDB.open(tmp_path / "db", opts) as db:
+        for part in range(3):
+            fill(db, 1000, start=part * 1000)
+            db.flush()
+        db.wait_for_compactions(timeout=60)
+        assert all(db.get(key(i)) == bytes([i % 251]) * 100 for i in range(0, 3000, 97))
+        assert sum(f.entries for f in db.live_files()) >= 3000
+        if style == "universal":
+            assert len(db.live_files()) < 3   # the size-ratio rule merged the runs
+
+
+def test_bad_options():
+    with pytest.raises(ValueError, match="'level', 'universal', 'fifo'"):
+        Options(compaction_style="tiered")
+    with pytest.raises(ValueError, match="compression"):
+        Options(compression="brotli")
+
+
+def test_misuse_after_close(tmp_path):
+    db = RocksDB.open(tmp_path / "db", Options(**SMALL))
+    db.put(b"a", b"1")
+    it = db.iterator()
+    it.seek_to_first()
+    db.close()
+    assert db.closed and it.closed
+    db.close()  # no-op
+    it.close()  # no-op
+    for call in (lambda: db.get(b"a"), lambda: db.put(b"a", b"2"), lambda: db.delete(b"a"), db.iterator,
+                 db.flush, db.live_files, db.statistics, lambda: db.property("rocksdb.levelstats"),
+                 lambda: db.compact_range(), lambda: db.compact_files(["/000001.sst"], 1, 0), it.seek_to_first,
+                 it.valid, it.key, it.next):
+        with pytest.raises(RocksDBError, match="closed"):
+            call()
+    # reopening works (the lock was released) and the data is there
+    with RocksDB.open(tmp_path / "db", Options(**SMALL)) as db2:
+        assert db2.get(b"a") == b"1"
+    assert db2.closed
+    RocksDB.destroy(tmp_path / "db")
+    assert not (tmp_path / "db" / "CURRENT").exists()
+
+
+def test_open_errors(tmp_path):
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(RocksDBError, match="cannot open RocksDB"):
+        RocksDB.open(tmp_path / "file" / "db", Options())
+    with pytest.raises(RocksDBError, match="does not exist"):
+        RocksDB.open(tmp_path / "missing", Options(create_if_missing=False))
+
+
+def test_library_not_found(tmp_path):
+    with pytest.raises(LibraryNotFoundError, match="librocksdb-dev") as e:
+        rlib.load(tmp_path / "nope" / "librocksdb.so")
+    assert "apt-get install librocksdb-dev" in str(e.value)
+    # with the override pointing nowhere, importing still works and the first use raises
+    code = ("import lsmsim.rocksdb as r\n"
+            "try:\n    r.RocksDB.open('unused')\nexcept r.LibraryNotFoundError as e:\n    print('ERR', e)\n")
+    env = {**os.environ, "LSMSIM_LIBROCKSDB": str(tmp_path / "missing.so")}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("ERR") and "librocksdb-dev" in out.stdout and "missing.so" in out.stdout
