@@ -93,6 +93,7 @@ def _check(cfg: Config, source: str) -> list:
 class RealRun:
     summary: dict
     timeseries: pd.DataFrame   # one row per sample: ops, user_bytes, time, files/bytes/runs per level
+    phase_rates: list = None   # operations per second the real client reached, per phase
 
 
 class _Keys:
@@ -138,7 +139,7 @@ def run_real(cfg: Config, db_dir: str | Path | None = None, sample_every: int | 
     sample_every = sample_every or max(1000, total_ops // 100)
     keys = _Keys(int(w.key_size), int(w.value_size), cfg.seed)
     tmp = Path(tempfile.mkdtemp(prefix="lsmsim-validate-", dir=db_dir))
-    rows, counts = [], dict.fromkeys(OPS, 0)
+    rows, counts, rates = [], dict.fromkeys(OPS, 0), []
     user_bytes = 0.0
     inserted = 0
     measured_ops, measured_s = 0, 0.0
@@ -184,6 +185,7 @@ def run_real(cfg: Config, db_dir: str | Path | None = None, sample_every: int | 
                     if done % sample_every == 0 or not n_left:
                         rows.append({"ops": done, "user_bytes": user_bytes, "time": time.perf_counter() - t0,
                                      "phase": phase.name, **levels(db)})
+                rates.append(int(phase.operations) / max(time.perf_counter() - tp, 1e-9))
                 if phase.measure:
                     measured_ops += int(phase.operations)
                     measured_s += time.perf_counter() - tp
@@ -217,7 +219,22 @@ def run_real(cfg: Config, db_dir: str | Path | None = None, sample_every: int | 
     if drv:
         s["driver_compactions"] = drv.stats.compactions
         s["driver_trivial_moves_rewritten"] = drv.stats.trivial_moves_rewritten
-    return RealRun(summary=s, timeseries=pd.DataFrame(rows))
+    return RealRun(summary=s, timeseries=pd.DataFrame(rows), phase_rates=rates)
+
+
+def at_real_rate(cfg: Config, real: RealRun) -> Config:
+    """The config with each write-only phase's writers at the rate the real client reached, so both
+    sides see the same write speed (the Python client is slower than the simulator's modeled one, and
+    how many runs pile up in L0 depends on how fast writes come against compactions)."""
+    from ..config import validate as validate_config
+    data = cfg.model_dump(mode="json")
+    phases = [p.model_dump(mode="json") for p in resolve_phases(cfg.workload)]
+    per_op = cfg.workload.key_size + cfg.workload.value_size
+    for p, phase, rate in zip(phases, resolve_phases(cfg.workload), real.phase_rates or []):
+        if phase.mix.reads() == 0:
+            p["writers"] = {"mode": "rate", "rate": rate * per_op, "threads": 1}
+    data["workload"].update({"preset": None, "preload": False, "phases": phases})
+    return validate_config(data)
 
 
 def _mean_runs(ts: pd.DataFrame, x: str = "user_bytes") -> float:
@@ -289,8 +306,9 @@ class Validation:
 
 
 def validate(config, overrides=(), out: str | Path | None = None, db_dir: str | Path | None = None,
-             sample_every: int | None = None, driver: bool | None = None) -> Validation:
-    """Run a config on real RocksDB and on the simulator; with `out`, save both and the plot."""
+             sample_every: int | None = None, driver: bool | None = None, match_rate: bool = True) -> Validation:
+    """Run a config on real RocksDB and on the simulator; with `out`, save both and the plot. With
+    `match_rate`, the simulator writes at the rate the real client reached (`at_real_rate`)."""
     from ..api import run
     from ..config import load_config
     from ..result import atomic_write
@@ -303,7 +321,7 @@ def validate(config, overrides=(), out: str | Path | None = None, db_dir: str | 
     else:
         options_for(cfg)
     real = run_real(cfg, db_dir, sample_every, source, driver)
-    sim = run(cfg)
+    sim = run(at_real_rate(cfg, real) if match_rate else cfg)
     levels = _num_levels(real.summary, sim.summary)
     table = compare(real, sim, levels)
     if out is not None:
