@@ -11,7 +11,10 @@ class _Progress:
     """A tqdm bar over the operations of the phases (falls back to nothing when disabled)."""
 
     def __init__(self, cfg: Config, enabled: bool):
-        from tqdm.auto import tqdm
+        if enabled:
+            from tqdm.auto import tqdm
+        else:  # tqdm.auto warns in Jupyter without ipywidgets even for a disabled bar
+            from tqdm import tqdm
         self.bar = tqdm(total=1.0, disable=not enabled, unit="run", leave=False, mininterval=0.5,
                         bar_format="{desc}: {percentage:3.0f}%|{bar}| sim {postfix}")
         self._last = 0.0
@@ -65,7 +68,9 @@ def sweep(spec: str | Path | dict, scale: str | None = None, out: str | Path | N
     sw = load_sweep(spec, scale)
     done = run_sweep(sw, out=out, jobs=jobs, executor=executor, scheduler=scheduler, progress=progress)
     params = list(dict.fromkeys(k for p in sw.points for k in p.params))
-    return SweepResults(done.store.root, done.table, params)
+    res = SweepResults(done.store.root, done.table, params)
+    res.ran, res.skipped = done.ran, done.skipped
+    return res
 
 
 def load_results(root: str | Path):

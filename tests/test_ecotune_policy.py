@@ -67,3 +67,18 @@ def test_beta_is_measured_and_idle_mlc_threads_serve_queries():
     assert p.rounds[0]["r"] == pytest.approx(1.0)  # all reads of the mix are long scans
     p._running["mlc"] = None
     assert p.extra_query_threads() == 2
+
+
+def test_idle_mlc_threads_also_serve_open_loop_queries():
+    """Open arrivals (Fig. 9) are served by the query threads plus the MLC threads while no MLC
+    runs: the queueing model sees more servers between MLCs than during them."""
+    policy = {**ECO, "mlc_threads": 2, "tmc_threads": 1, "r": None}
+    cfg = small_config(policy=policy, lsm={"write_buffer_size": "1MiB", "range_filter_fpr": 0.01},
+                       phases=[{"duration": 20.0, "mix": {"insert": 0.5, "long_scan": 0.5},
+                                "writers": {"mode": "rate", "rate": "2MB/s"},
+                                "queries": {"mode": "open", "threads": 1, "arrival_rate": 200}}],
+                       machine={"cores": 2, "threads": {"flush": 1, "compaction": 3}}, workload={"num": 200_000})
+    sim = Simulation(lsmsim.load_config(cfg))
+    sim.run()
+    servers = {seg[3] for seg in sim.rec.open_segments}
+    assert servers == {1, 3}

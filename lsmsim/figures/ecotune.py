@@ -90,6 +90,22 @@ def fig9(res):
     return fig, df.sort_values(["arrival", "policy", "arrival_rate"])
 
 
+@figure("ecotune-fig9-threads", "EcoTune Fig. 9: latency vs query threads (of 14 query + MLC)",
+        "ecotune/fig9-threads.yaml", "SIGMOD'25 §5.3, Fig. 9")
+def fig9_threads(res):
+    t = res.table
+    df = pd.DataFrame({"policy": t["variant"], "query_threads": t["workload.phases.1.queries.threads"],
+                       **{f"{k}_ms": t[f"latency_query_{k}_s"] * 1e3 for k in ("mean", "p50", "p99", "p999")}})
+    fig = Figure(figsize=(10, 3.8))
+    axes = fig.subplots(1, 2)
+    for ax, stat in zip(axes, ("mean", "p99")):
+        _lines(ax, df, "query_threads", f"{stat}_ms", "query threads (of 14)", f"{stat} latency (ms)")
+        ax.set_yscale("log")
+    axes[0].legend()
+    fig.tight_layout()
+    return fig, df.sort_values(["policy", "query_threads"])
+
+
 @figure("ecotune-fig10", "EcoTune Fig. 10(c, d): throughput vs write speed", "ecotune/fig10.yaml",
         "SIGMOD'25 §5.5, Fig. 10c/d")
 def fig10(res):

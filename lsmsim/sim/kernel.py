@@ -386,9 +386,10 @@ class Simulation:
             wb = self._user_bytes_per_write()
             wal = dev.seconds(0.0, wb, 0.0) if lsm.wal else 0.0
             limit = self._write_limit()
+            # idle MLC threads serve queries (EcoTune §4.2), closed-loop clients and open-loop servers alike
             helpers = self.policy.extra_query_threads()
             for g in groups:
-                g.threads = g.base_threads + (helpers if g.name == "queries" and not g.open else 0)
+                g.threads = g.base_threads + (helpers if g.name == "queries" else 0)
                 g.cpu_per_op = sum(s * costs.of(op).cpu for op, s in g.shares.items())
                 g.sync_reads = sum(s * costs.of(op).sync_reads for op, s in g.shares.items())
                 reads = sum(s * costs.of(op).reads for op, s in g.shares.items())

@@ -23,6 +23,10 @@ class SweepResults:
             for d in sorted(self.store.points.glob("*/point.json")) if self.store.points.is_dir() else []:
                 params += [k for k in json.loads(d.read_text())["params"] if k not in params]
         self.params = params
+        self.ran = self.skipped = None  # set by lsmsim.sweep: points run now and found finished
+        if table is None and len(self.table):
+            keys = [c for c in self.params if c in self.table] + ["point_id"]
+            self.table = self.table.sort_values(keys, kind="stable", ignore_index=True)
 
     @property
     def root(self) -> Path:
@@ -46,13 +50,13 @@ class SweepResults:
 
     def plot(self, x: str, y: str, hue: str | None = "variant", ax=None, path: str | Path | None = None):
         """y against x, one line per value of `hue` (mean over seeds). Returns the Figure."""
-        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure
         df = self.table[self.table["status"] == "ok"] if "status" in self.table else self.table
         for col in (x, y):
             if col not in df:
                 raise KeyError(f"no column {col!r}; parameters: {self.params}; metrics: see .table.columns")
         if ax is None:
-            fig, ax = plt.subplots(figsize=(6, 4))
+            ax = Figure(figsize=(6, 4)).subplots()
         fig = ax.figure
         groups = df.groupby(hue, sort=False) if hue and hue in df else [(None, df)]
         for label, g in groups:
