@@ -174,7 +174,26 @@ def parse_statistics(text: str) -> dict:
     return out
 
 
-class WriteBatch:
+class _Closable:
+    """A native handle's lifetime: `with` closes it, and so does garbage collection."""
+
+    def close(self) -> None:  # pragma: no cover - every subclass has its own
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class WriteBatch(_Closable):
     """An atomic group of puts and deletes (rocksdb_writebatch_t), applied with RocksDB.write()."""
 
     def __init__(self):
@@ -210,20 +229,8 @@ class WriteBatch:
         if h:
             self._lib.rocksdb_writebatch_destroy(h)
 
-    def __enter__(self):
-        return self
 
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-
-class Iterator:
+class Iterator(_Closable):
     """A RocksDB iterator (rocksdb_iterator_t) over a consistent snapshot of its DB; create with db.iterator()."""
 
     def __init__(self, db: RocksDB):
@@ -298,20 +305,8 @@ class Iterator:
             db._iters.discard(self)
         db._release_if_done()
 
-    def __enter__(self):
-        return self
 
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-
-class RocksDB:
+class RocksDB(_Closable):
     """An open RocksDB database. Open with RocksDB.open(path, options); usable as a context manager."""
 
     def __init__(self, lib, handle: int, path: str, options: Options, c_options: int):
@@ -559,17 +554,6 @@ class RocksDB:
             self._lib.rocksdb_writeoptions_destroy(self._wopts)
             self._lib.rocksdb_options_destroy(self._copts)
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     def __repr__(self):
         return f"<RocksDB {self.path!r}{' closed' if self._closed else ''}>"
