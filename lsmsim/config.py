@@ -52,12 +52,21 @@ class MachineConfig(Section):
     threads: ThreadsConfig = ThreadsConfig()
     context_switch_overhead: float = Field(
         0.02, ge=0, lt=1, description="Fraction of CPU lost to switching when runnable threads exceed cores.")
+    reserved_cores: float = Field(
+        0.0, ge=0, description="Cores pinned to the roles in `reserved_for` (EcoTune §5.2 keeps 2 cores for the "
+                               "writer, flush and TMC threads); all other threads share the rest. 0: one pool.")
+    reserved_for: list[Literal["writers", "flush", "compaction_l0"]] = Field(
+        ["writers", "flush", "compaction_l0"],
+        description="Roles on the reserved cores: fixed-rate and closed-loop writers, flushes, and L0 compactions "
+                    "(RocksDB's L0->L1, EcoTune's TMCs).")
     io_priority: list[Literal["flush", "compaction_l0", "compaction", "foreground"]] = Field(
         ["flush", "compaction_l0", "compaction", "foreground"],
         description="Device priority classes, highest first; max-min fairness within a class.")
 
     @model_validator(mode="after")
     def _all_classes(self):
+        if self.reserved_cores >= self.cores:
+            raise ValueError(f"reserved_cores ({self.reserved_cores:g}) must leave some of the {self.cores} cores")
         need = {"flush", "compaction_l0", "compaction", "foreground"}
         if set(self.io_priority) != need or len(self.io_priority) != len(need):
             raise ValueError("io_priority must list each of flush, compaction_l0, compaction, foreground once")

@@ -88,3 +88,23 @@ def test_multi_thread_job_splits_its_work():
     solve([two], cores=4, switch_overhead=0.0)
     assert two.rate == pytest.approx(2 * one.rate)
     assert two.cpu_share == pytest.approx(1.0)
+
+
+def test_reserved_cores_are_pinned_to_their_roles():
+    """EcoTune §5.2: 2 of 10 cores for the writer, flush and TMC threads. A reserved writer keeps
+    its cores however many query threads compete; the others share only the rest."""
+    writer = Flow("writers", 0, 1, cpu=1.0, dev=0.0, reserved=True)
+    queries = Flow("queries", 3, 16, cpu=1.0, dev=0.0)
+    solve([writer, queries], 4, 0.0, reserved_cores=1)
+    assert writer.rate == pytest.approx(1.0)
+    assert queries.rate == pytest.approx(3.0)
+    solve([writer, queries], 4, 0.0)                   # one pool: the writer gets 4/17 of the cores
+    assert writer.rate == pytest.approx(4 / 17)
+
+
+def test_idle_reserved_cores_are_not_lent():
+    writer = Flow("writers", 0, 1, cpu=1.0, dev=0.0, cap=0.25, reserved=True)
+    queries = Flow("queries", 3, 16, cpu=1.0, dev=0.0)
+    solve([writer, queries], 4, 0.0, reserved_cores=2)
+    assert writer.rate == pytest.approx(0.25)
+    assert queries.rate == pytest.approx(2.0)          # pinned: the reserved pool's idle 1.75 cores stay idle

@@ -278,3 +278,18 @@ def test_open_loop_backlog_drains_without_zeno_steps():
     assert s["completed"]
     assert steps[0] < 20_000
     assert s["latency_query_p99_s"] > s["latency_query_p50_s"] > 0
+
+
+def test_reserved_cores_keep_the_writer_at_its_rate():
+    """With a core pinned to writers and flushes, 64 closed-loop query threads cannot slow a
+    fixed-rate writer; sharing all cores, they do."""
+    from tests.conftest import small_config
+    phases = [{"duration": 3.0, "mix": {"insert": 0.5, "short_scan": 0.5},
+               "writers": {"mode": "rate", "rate": "6MB/s"}, "queries": {"mode": "closed", "threads": 64}}]
+    rates = {}
+    for reserved in (0, 1):
+        cfg = small_config(phases=phases, machine={"cores": 2, "reserved_cores": reserved})
+        s = lsmsim.run(cfg).summary
+        rates[reserved] = s["throughput_write_ops_per_s"] * 116 / 1e6
+    assert rates[1] == pytest.approx(6, rel=0.03), rates
+    assert rates[0] < 0.9 * rates[1], rates

@@ -376,7 +376,7 @@ class Simulation:
         for j in self.jobs:
             # a job of n threads splits its work n ways: n threads at full speed finish it n times faster
             j.flow = Flow(f"job{j.id}", self.io_rank.get(j.io_class, self.io_rank["compaction"]), j.threads,
-                          j.cpu, j.dev)
+                          j.cpu, j.dev, reserved=j.io_class in m.reserved_for)
             flows.append(j.flow)
         groups = self.groups if self.phase is not None else []
         self.stall = self._stall_state() if groups else "none"
@@ -398,13 +398,14 @@ class Simulation:
                 if wshare > 0 and limit is not None:
                     cap = min(cap, limit / wb / wshare)
                 g.flow = Flow(g.name, self.io_rank["foreground"], g.threads, g.cpu_per_op,
-                              dev.seconds(0.0, 0.0, reads) + wshare * wal, cap=cap)
+                              dev.seconds(0.0, 0.0, reads) + wshare * wal, cap=cap,
+                              reserved="writers" in m.reserved_for and g.name in ("writers", "clients"))
                 flows.append(g.flow)
         util = self.util
         for _ in range(2):
             for g in groups:
                 g.flow.sync = g.sync_reads * dev.read_latency(util)
-            util = solve(flows, m.cores, m.context_switch_overhead)
+            util = solve(flows, m.cores, m.context_switch_overhead, reserved_cores=m.reserved_cores)
         self.util = util
         self.read_latency = dev.read_latency(util)
         for j in self.jobs:

@@ -17,6 +17,8 @@ bound. The solution is a fixed point of two allocations:
 - device: classes in priority order take device time; within a class, water-filling gives each
   flow min(its demand, an equal share of what is left).
 A flow's rate is the least of its CPU-bound rate, its device allocation and its cap.
+With reserved cores, flows marked `reserved` share those cores and all others the rest (pinned
+threads: CPU one pool leaves idle is not lent to the other); the device stays one resource.
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ class Flow:
     rate: float = 0.0
     cpu_share: float = 0.0  # cores per thread allotted
     held: bool = False      # limited by the device or its cap rather than by CPU
+    reserved: bool = False  # runs on the reserved cores
 
     def thread_rate(self, share: float) -> float:
         """Units per second of one thread holding `share` cores."""
@@ -69,21 +72,40 @@ def water_fill(demands: list[float], weights: list[int], capacity: float) -> lis
     return alloc
 
 
-def solve(flows: list[Flow], cores: float, switch_overhead: float, iterations: int = 8) -> float:
+def _cpu_shares(active: list[Flow], demand: list[float], pools: dict[bool, float], switch_overhead: float):
+    """Cores per thread of each flow: water-filling within each pool of cores."""
+    shares = [0.0] * len(active)
+    for reserved, cores in pools.items():
+        idx = [i for i, f in enumerate(active) if f.reserved == reserved]
+        if not idx:
+            continue
+        runnable = sum(active[i].threads for i in idx if active[i].cpu > 0)
+        eff = cores * (1.0 - switch_overhead) if runnable > cores else float(cores)
+        part = water_fill([demand[i] for i in idx], [active[i].threads for i in idx], eff)
+        for i, v in zip(idx, part):
+            shares[i] = v
+    return shares
+
+
+def solve(flows: list[Flow], cores: float, switch_overhead: float, iterations: int = 8,
+          reserved_cores: float = 0.0) -> float:
     """Set each flow's `rate` and `cpu_share`; return the device utilisation (0..1)."""
     for f in flows:
         f.rate = 0.0
     active = [f for f in flows if f.cap > 0 and (f.cpu > 0 or f.dev > 0 or f.sync > 0)]
     if not active:
         return 0.0
-    runnable = sum(f.threads for f in active if f.cpu > 0)
-    eff = cores * (1.0 - switch_overhead) if runnable > cores else float(cores)
-    weights = [f.threads for f in active]
+    if reserved_cores > 0:
+        pools = {True: float(reserved_cores), False: float(cores) - reserved_cores}
+    else:
+        pools = {False: float(cores)}
+        for f in active:
+            f.reserved = False
     demand = [min(1.0, f.duty) for f in active]
     classes = sorted({f.io_class for f in active})
     util = 0.0
     for _ in range(iterations):
-        shares = water_fill(demand, weights, eff)
+        shares = _cpu_shares(active, demand, pools, switch_overhead)
         bound = {}
         for f, s in zip(active, shares):
             f.cpu_share = s
