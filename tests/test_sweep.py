@@ -281,3 +281,13 @@ def test_ctrl_c_stops_keeps_finished_points_and_leaves_nothing_partial(tmp_path)
     assert not list(out.glob(".tmp-*"))
     tbl = pd.read_parquet(out / "results.parquet")  # written on the way out: the finished points
     assert set(tbl.point_id) == {p.name for p in finished}
+
+
+def test_mixed_value_types_and_bad_paths(tmp_path):
+    res = lsmsim.sweep(spec(grid={"lsm.write_buffer_size": ["1MiB", 2097152]}), out=tmp_path / "r", jobs=1)
+    assert len(res.table) == 2 and (tmp_path / "r" / "results.parquet").exists()
+    listed = {**BASE, "machine": {"cores": 2, "io_priority": ["flush", "compaction_l0", "compaction", "foreground"]}}
+    with pytest.raises(ConfigError, match="is a value, not a section"):
+        load_sweep({**listed, "sweep": {"grid": {"machine.io_priority.0.x": [1]}}})
+    with pytest.raises(ConfigError, match="seed"):
+        load_sweep({**BASE, "seed": "abc", "sweep": {"seeds": 2}})

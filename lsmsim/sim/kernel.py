@@ -399,7 +399,8 @@ class Simulation:
                     cap = min(cap, limit / wb / wshare)
                 g.flow = Flow(g.name, self.io_rank["foreground"], g.threads, g.cpu_per_op,
                               dev.seconds(0.0, 0.0, reads) + wshare * wal, cap=cap,
-                              reserved="writers" in m.reserved_for and g.name in ("writers", "clients"))
+                              # a client group that also reads is not pinned: its reads would be
+                              reserved="writers" in m.reserved_for and set(g.shares) == {"write"})
                 flows.append(g.flow)
         util = self.util
         for _ in range(2):

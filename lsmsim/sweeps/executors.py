@@ -48,7 +48,11 @@ def _warm():
     """Import the simulator once per worker, before points arrive; Ctrl-C is the sweep process's
     to handle (it stops the workers), so workers ignore SIGINT."""
     import signal
+    import sys
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # the pool SIGTERMs the survivors when one worker dies: exit cleanly so their running-point
+    # markers are removed and only the point whose worker died is blamed
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(143))
     import lsmsim.sim.kernel  # noqa: F401
 
 

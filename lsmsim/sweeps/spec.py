@@ -128,6 +128,8 @@ def set_path(data: dict, path: str, value: Any) -> None:
     for i, k in enumerate(keys[:-1]):
         if isinstance(node, list):
             node = node[_index(node, k, keys[: i + 1])]
+            if not isinstance(node, (dict, list)):
+                raise KeyError(f"{'.'.join(keys[: i + 1])} is a value, not a section")
         else:
             nxt = node.get(k)
             if nxt is None:
@@ -217,7 +219,13 @@ def _expand(base: dict, axes: _Axes, source: str):
     zip_rows = [sum(rows, ()) for rows in itertools.product(*(list(zip(*g.values())) for g in groups))] or [()]
     grid_keys = list(axes.grid or {})
     grid_rows = list(itertools.product(*axes.grid.values())) if axes.grid else [()]
-    seed0 = int(base.get("seed", 0) or 0)
+    try:
+        seed0 = int(base.get("seed", 0) or 0)
+        if seed0 < 0:
+            raise ValueError
+    except (TypeError, ValueError):
+        raise ConfigError(source, [("seed", f"must be an integer >= 0 (seeds are derived from it), got "
+                                            f"{base.get('seed')!r}")]) from None
     seeds = ([None] if axes.seeds is None else
              derive_seeds(seed0, axes.seeds) if isinstance(axes.seeds, int) else list(axes.seeds))
     for vname, vover in variants:
@@ -258,6 +266,7 @@ def _point(base: dict, overrides: dict, params: dict, source: str) -> Point:
 
 
 def _plain(params: dict) -> dict:
-    """Parameter values as table cells: scalars stay, mappings and lists become compact JSON."""
+    """Parameter values as table cells: strings and numbers stay, mappings and lists become compact
+    JSON (a column mixing types is made text by the store)."""
     return {k: (v if isinstance(v, (int, float, str, bool)) or v is None else json.dumps(v, sort_keys=True))
             for k, v in params.items()}

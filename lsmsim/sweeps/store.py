@@ -44,10 +44,10 @@ class Store:
     def clean_partial(self) -> int:
         """Remove temporary folders left by an interrupted run (never finished points)."""
         n = 0
-        for d in (self.points, self.root):
+        for d in (self.points, self.root, self.failed):
             if d.is_dir():
                 for p in d.iterdir():
-                    if p.name.startswith(".tmp-"):
+                    if p.name.startswith(".tmp-") or (p.name.startswith(".") and p.name.endswith(".tmp")):
                         shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
                         n += 1
         return n
@@ -101,7 +101,11 @@ class Store:
         frames = [rows[i] for i in order if i in rows]
         if not frames:
             return pd.DataFrame(columns=["point_id", "status", "error", "runtime_s"])
-        return pd.concat(frames, ignore_index=True)
+        df = pd.concat(frames, ignore_index=True)
+        for col in df.columns[df.dtypes == object]:  # a parameter given as 1MiB and 2097152: text
+            if len({type(v) for v in df[col].dropna()}) > 1:
+                df[col] = df[col].map(lambda v: v if v is None or isinstance(v, str) else str(v))
+        return df
 
     def write_table(self, ids: list[str] | None = None) -> pd.DataFrame:
         df = self.table(ids)
