@@ -292,9 +292,34 @@ class EcoTunePolicy(Section):
     r: float | None = Field(None, ge=0, le=1, description="Long-range-scan ratio; default: the phase's mix.")
 
 
+class ArcePolicy(Section):
+    """ARCE on ElasticLSM (ArceKV, PVLDB'26 §3-4): any compaction of the three patterns, chosen by the
+    effectiveness score (Eq. 11) with (M, c, k) from FindBestParams (Algorithm 1); writes are delayed by k
+    per update while the run count exceeds c. I_r and I_w are profiled from the modeled device unless given."""
+    name: Literal["arce"]
+    num_levels: int = Field(4, ge=1, le=7, description="Levels of the ElasticLSM (the paper: 4; fewer than 8).")
+    reselect_d: float = Field(0.1, gt=0, lt=1, description="d: recompute (M, c, k) when the tree or workload "
+                                                          "drifts by more than this (Sec. 3.4).")
+    max_iter: int = Field(400, ge=1, description="MaxIterTime of Algorithm 1.")
+    stats_operations: Count = Field(1_000_000, gt=0, description="Operations per workload-statistics report "
+                                                                 "(r, u, p), Sec. 4: every one million.")
+    phi: float = Field(0.5, ge=0, le=1, description="Parallel fraction of the Amdahl adjustment (Sec. 4).")
+    I_r: Duration | None = Field(None, gt=0, description="Time of one block read; default: profiled from the "
+                                                         "device (its random-read latency at the current load).")
+    I_w: Duration | None = Field(None, gt=0, description="Time of one block of updates; default: profiled (the "
+                                                         "update path's time per block of entries).")
+    compaction_block_time: Duration | None = Field(
+        None, gt=0, description="Compaction time per block (Eq. 5's I_r + I_w); default: profiled from the "
+                                "device and merge CPU. Set both I_r and I_w and leave this out for the paper's model.")
+    M: float | None = Field(None, ge=0, description="Fix M instead of searching it (with c and k).")
+    c: int | None = Field(None, ge=0, description="Fix the stall threshold c (runs).")
+    k: Duration | None = Field(None, description="Fix the stall delay k per update.")
+    parallel_search: bool = Field(True, description="Evaluate the (M, c, k) grid on all cores (numba prange).")
+
+
 PolicyConfig = Annotated[
     Union[LeveledPolicy, FullLevelingPolicy, TieringPolicy, LazyLevelingPolicy, UniversalPolicy, MoosePolicy,
-          EcoTunePolicy],
+          EcoTunePolicy, ArcePolicy],
     Field(discriminator="name"),
 ]
 
@@ -306,6 +331,8 @@ class KeysConfig(Section):
     theta: float = Field(0.99, ge=0, lt=1, description="Zipf skew; Gray et al.'s generator needs theta < 1.")
     mean: float = Field(0.5, ge=0, le=1)
     stddev: float = Field(0.1, gt=0)
+    hot_keys: Count | None = Field(None, gt=0, description="Draw from this many hot keys only, spread evenly over "
+                                                           "the key space (ARCE's multi-version case).")
 
 
 class MixConfig(Section):
@@ -385,9 +412,27 @@ class PhaseConfig(Section):
         return self
 
 
+class SuiteConfig(Section):
+    """A named multi-phase workload of lsmsim/workloads/suites.py (ARCE's Table 2 mixes and compound
+    Workloads I-III, YCSB A-F, the write gradient and the hot-key case)."""
+    name: str = Field(description="Suite name; `lsmsim config --reference` lists them.")
+    operations: Count | None = Field(None, gt=0, description="Operations per sub-workload; default: the paper's.")
+    threads: int = Field(1, ge=1, le=100_000, description="Foreground client threads (closed loop).")
+    scan_length: int | None = Field(None, ge=1, description="Entries per range lookup; default: the suite's.")
+    hot_keys: Count | None = Field(None, gt=0, description="Hot-key suite: keys updated and read; default: the suite's.")
+
+    @model_validator(mode="after")
+    def _known(self):
+        from .workloads.suites import suite_names
+        if self.name not in suite_names():
+            raise ValueError(f"unknown suite {self.name!r}; available: {', '.join(suite_names())}")
+        return self
+
+
 class WorkloadConfig(Section):
-    """Either a db_bench-style `preset` (with `num`) or explicit `phases`."""
+    """A db_bench-style `preset` (with `num`), a named `suite`, and/or explicit `phases` (in that order)."""
     preset: Literal["fillrandom", "fillseq", "readrandom", "seekrandom", "overwrite"] | None = None
+    suite: SuiteConfig | None = None
     num: Count = Field(1_000_000, gt=0, lt=2**63, description="Key space size (db_bench --num).")
     key_size: Bytes = Field(16, gt=0, le=2**31)
     value_size: Bytes = Field(100, ge=0, le=2**31)
@@ -396,8 +441,9 @@ class WorkloadConfig(Section):
 
     @model_validator(mode="after")
     def _has_phases(self):
-        if self.preset is None and not self.phases:
-            raise ValueError("give a 'preset' (fillrandom, fillseq, readrandom, seekrandom, overwrite) or 'phases'")
+        if self.preset is None and self.suite is None and not self.phases:
+            raise ValueError("give a 'preset' (fillrandom, fillseq, readrandom, seekrandom, overwrite), a 'suite' "
+                             "or 'phases'")
         return self
 
 
@@ -466,7 +512,7 @@ def _message(err: dict) -> str:
     if err["type"] == "union_tag_invalid":
         return msg.replace("Input tag", "name").replace("does not match any of the expected tags", "is unknown; allowed")
     if err["type"] == "union_tag_not_found":
-        return ("needs 'name' (policy: leveled, full_leveling, tiering, lazy_leveling, universal, moose, ecotune) "
+        return ("needs 'name' (policy: leveled, full_leveling, tiering, lazy_leveling, universal, moose, ecotune, arce) "
                 "or 'model' (device: simple, ssd)")
     return msg
 
@@ -484,7 +530,7 @@ def _validation_errors(e: ValidationError) -> list[tuple[str, str]]:
     return out
 
 
-_POLICY_NAMES = {"leveled", "full_leveling", "tiering", "lazy_leveling", "universal", "moose", "ecotune"}
+_POLICY_NAMES = {"leveled", "full_leveling", "tiering", "lazy_leveling", "universal", "moose", "ecotune", "arce"}
 
 
 def _parse_scalar(text: str) -> Any:

@@ -80,6 +80,7 @@ def build_summary(sim, logical_bytes: float, live_entries: int, latency: pd.Data
         "space_amp": sim.tree.bytes / logical_bytes if logical_bytes else 0.0,
         "space_amp_peak": sim.peak_space / logical_bytes if logical_bytes else 0.0,
         "stall_stop_s": sim.stop_time, "stall_slowdown_s": sim.slowdown_time,
+        "stall_delay_s": sim.delay_time, "stall_delay_write_s": sim.delay_total,
     })
     cores = sim.cfg.machine.cores
     s["cpu_util"] = sum(sim.cpu_busy.values()) / (cores * now) if now else 0.0
@@ -98,6 +99,7 @@ def build_summary(sim, logical_bytes: float, live_entries: int, latency: pd.Data
         s[f"bytes_L{lvl.index}"] = lvl.bytes
         s[f"runs_L{lvl.index}"] = len(lvl.runs)
     s["sorted_runs"] = len(sim.tree.runs())
+    s.update({f"policy_{k}": v for k, v in sim.policy.summary().items()})
     return {k: (float(v) if isinstance(v, float) else v) for k, v in s.items()}
 
 

@@ -195,9 +195,12 @@ class Tree:
         return " | ".join(f"L{l.index}:{len(l.runs)}r/{l.bytes / 2**20:.1f}MiB" for l in self.levels if l.runs) or "(empty)"
 
     # ------------------------------------------------------------------ invariants
-    def check_invariants(self) -> None:
+    def check_invariants(self, overlap_within_levels: bool = False) -> None:
         """Raise InvariantError if a run overlaps itself, a file is listed twice, a file's level is
-        wrong, or a key's newer version sits in an older run than an older version."""
+        wrong, or a key's newer version sits in an older run than an older version.
+
+        With `overlap_within_levels` (ElasticLSM, ARCE §2-3.1) runs of one level may overlap in time:
+        only a deeper level holding a newer version than a shallower one is an error."""
         seen: set[int] = set()
         for lvl in self.levels:
             for run in lvl.runs:
@@ -218,6 +221,15 @@ class Tree:
         runs = self.runs()
         if len(runs) > 1:
             parts = [r.samples() for r in runs]
+            if overlap_within_levels:
+                # one input per level, each key's versions newest first: the boundary pairs that the
+                # check compares are then a level's oldest version against the next level's newest
+                parts = []
+                for lvl in self.levels:
+                    if lvl.runs:
+                        s = Samples.concat([r.samples() for r in lvl.runs])
+                        order = np.lexsort((-s.seqs.astype(np.int64), s.keys))
+                        parts.append(Samples(s.keys[order], s.seqs[order], s.vlens[order], s.tombs[order]))
             offsets = np.zeros(len(parts) + 1, np.int64)
             offsets[1:] = np.cumsum([len(p) for p in parts])
             keys = np.concatenate([p.keys for p in parts])

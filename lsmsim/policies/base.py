@@ -44,6 +44,7 @@ class Policy(abc.ABC):
     """Base of all compaction policies."""
 
     name: ClassVar[str]
+    overlap_within_levels: ClassVar[bool] = False  # runs of a level may overlap in time (ElasticLSM)
 
     def __init__(self, options, lsm):
         self.options = options
@@ -52,6 +53,9 @@ class Policy(abc.ABC):
         self._flushes = 0
         self.now = 0.0              # simulated time, set by the kernel before every call
         self.mix = None             # the current phase's operation mix (MixConfig), set by the kernel
+
+    def attach(self, sim) -> None:
+        """Called once by the kernel: policies that profile the modeled system (ARCE) keep `sim`."""
 
     @abc.abstractmethod
     def pick(self, tree: Tree) -> Compaction | None:
@@ -93,6 +97,15 @@ class Policy(abc.ABC):
         """Bytes/s the policy lets writes run at (0 stops them), or None for no limit of its own.
         The kernel applies the least of this and RocksDB's write-controller triggers."""
         return None
+
+    def write_delay(self, tree: Tree) -> float:
+        """Seconds each write waits before it proceeds (ARCE's stall rate k while runs exceed c);
+        0 by default. The kernel adds it to every write's latency and to writers' synchronous wait."""
+        return 0.0
+
+    def summary(self) -> dict:
+        """Policy-specific figures for the run summary (keys get a `policy_` prefix)."""
+        return {}
 
     def pending_compaction_bytes(self, tree: Tree) -> float:
         """Estimated bytes compaction still owes (soft/hard_pending_compaction_bytes_limit)."""

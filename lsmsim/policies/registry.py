@@ -28,3 +28,4 @@ def make_policy(options, lsm) -> Policy:
 def _load() -> None:
     from . import leveled, full_leveling, moose, tiering, universal  # noqa: F401  (they register themselves)
     from .ecotune import policy  # noqa: F401
+    from .arce import policy as _arce  # noqa: F401

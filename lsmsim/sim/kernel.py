@@ -86,6 +86,9 @@ class Simulation:
         self.stop_time = 0.0
         self.stop_episode = 0.0
         self.slowdown_time = 0.0
+        self.write_delay = 0.0       # the policy's delay per write now (ARCE's k while runs > c)
+        self.delay_time = 0.0        # time during which writes were delayed by the policy
+        self.delay_total = 0.0       # write-seconds spent in those delays
         self.cpu_busy = {"flush": 0.0, "compaction": 0.0, "foreground": 0.0}
         self.phase_index = -1
         self.phase: PhaseConfig | None = None
@@ -112,6 +115,8 @@ class Simulation:
         self._step_event: simpy.Event | None = None
         self._phase_end_event: simpy.Event | None = None
         self._io: list[tuple[int, float, int]] = []  # (file id, bytes, level hint) written this step
+        self.read_latency = self.device.read_latency(0.0)
+        self.policy.attach(self)
 
     # ================================================================== entry point
     def run(self):
@@ -119,7 +124,7 @@ class Simulation:
         # run until the fluid loop ends; timeouts it abandoned when woken early stay queued, unrun
         self.env.run(until=self.env.process(self._fluid_loop()))
         if self.cfg.sim.check_invariants:
-            self.tree.check_invariants()
+            self.tree.check_invariants(self.policy.overlap_within_levels)
         return self.rec.result()
 
     # ================================================================== phases
@@ -134,6 +139,7 @@ class Simulation:
         if self.phase_index >= len(self.phases):
             self.phase = None
             self.finished_phases = True
+            self.rec.phase_boundary()
             if self.cfg.sim.flush_at_end and self.tree.memtable.entries:
                 self._flush_io()
                 self.device.file_written(-self.tree.rotate_memtable().id, 0)
@@ -142,6 +148,7 @@ class Simulation:
         self.phase = p
         self.phase_ops = 0.0
         self.phase_start = self.env.now
+        self.rec.phase_boundary()
         w = self.cfg.workload
         self.writes = WriteStream(p, w.num, w.value_size, self.cfg.lsm.entries_per_sample, self.rng, self.cfg.seed)
         self.hot_fraction = self.writes.sampler.hot_fraction
@@ -361,7 +368,7 @@ class Simulation:
                                     outputs=len(job.outputs))
             self.policy.on_compaction_done(self.tree, c)
         if self.cfg.sim.check_invariants:
-            self.tree.check_invariants()
+            self.tree.check_invariants(self.policy.overlap_within_levels)
 
     # ================================================================== rates
     def _solve(self) -> None:
@@ -386,6 +393,7 @@ class Simulation:
             wb = self._user_bytes_per_write()
             wal = dev.seconds(0.0, wb, 0.0) if lsm.wal else 0.0
             limit = self._write_limit()
+            self.write_delay = self.policy.write_delay(self.tree)
             # idle MLC threads serve queries (EcoTune §4.2), closed-loop clients and open-loop servers alike
             helpers = self.policy.extra_query_threads()
             for g in groups:
@@ -405,7 +413,8 @@ class Simulation:
         util = self.util
         for _ in range(2):
             for g in groups:
-                g.flow.sync = g.sync_reads * dev.read_latency(util)
+                # a delayed write waits without CPU or device: a synchronous wait like a block read
+                g.flow.sync = g.sync_reads * dev.read_latency(util) + g.shares.get("write", 0.0) * self.write_delay
             util = solve(flows, m.cores, m.context_switch_overhead, reserved_cores=m.reserved_cores)
         self.util = util
         self.read_latency = dev.read_latency(util)
@@ -467,6 +476,8 @@ class Simulation:
         if f.cpu > 0 and f.cpu_share > 0 and not f.held:  # CPU bound: each op's CPU part stretches
             slow = max(1.0, (f.cpu / f.cpu_share - f.sync) / f.cpu)
         g.per_op = {op: costs.of(op).cpu * slow for op in g.shares}
+        if "write" in g.per_op:
+            g.per_op["write"] += self.write_delay
         g.reads = {op: costs.of(op).sync_reads for op in g.shares}
         if g.rate <= 0 or g.open:
             return
@@ -592,6 +603,9 @@ class Simulation:
                 self.stop_episode += dt
             elif self.stall == "slowdown":
                 self.slowdown_time += dt
+            if self.write_delay > 0 and writers:
+                self.delay_time += dt
+                self.delay_total += self._write_rate() * dt * self.write_delay
         if self.stall != "stop" and self.stop_episode > 0 and not self.op_mode:
             # each blocked writer thread waited out the stop: one write of that latency per thread
             writers = sum(g.threads for g in self.groups if "write" in g.shares and not g.open)

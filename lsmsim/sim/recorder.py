@@ -69,11 +69,28 @@ class Recorder:
         self.hist: dict[str, LatencyHistogram] = defaultdict(LatencyHistogram)
         self.open_segments: list[tuple] = []   # (t0, t1, mean service s, servers, arrival rate)
         self._last = None
+        self._interval_hist = LatencyHistogram()  # all operations since the last sample (ARCE Fig. 8)
+        self.phases: list[dict] = []            # one row per finished phase
+        self._phase_start = None                 # (name, time, ops) when the current phase began
 
     # ------------------------------------------------------------------ during the run
     def latency_mass(self, op: str, latency: float, count: float) -> None:
         if self.sim.phase is not None and self.sim.phase.measure:
             self.hist[op].add(latency, count)
+            self._interval_hist.add(latency, count)
+
+    def phase_boundary(self) -> None:
+        """Close the current phase's row (throughput by phase: ARCE Fig. 9's table) and open the next."""
+        s = self.sim
+        ops = sum(s.ops.values())
+        now = s.env.now
+        if self._phase_start is not None:
+            name, t0, ops0, measure = self._phase_start
+            dt = now - t0
+            self.phases.append({"phase": name, "start": t0, "end": now, "operations": ops - ops0,
+                                "ops_per_s": (ops - ops0) / dt if dt > 0 else 0.0, "measure": measure})
+        p = s.phase
+        self._phase_start = None if p is None else (p.name or f"phase {s.phase_index + 1}", now, ops, p.measure)
 
     def open_segment(self, t0: float, t1: float, service: float, servers: int, rate: float) -> None:
         self.open_segments.append((t0, t1, service, servers, rate))
@@ -123,11 +140,16 @@ class Recorder:
         row["pending_compaction_bytes"] = s.pending_compaction_bytes()
         row["stall"] = s.stall
         row["delayed_write_rate"] = s.delayed_rate
+        row["write_delay_s"] = s.write_delay
         row["user_bytes"] = s.user_bytes
         row["flush_bytes"] = s.flush_bytes
         row["compaction_write_bytes"] = s.compaction_write_bytes
         row["write_amp"] = (s.flush_bytes + s.compaction_write_bytes) / s.user_bytes if s.user_bytes else 0.0
         row["space_bytes"] = s.tree.bytes
+        h = self._interval_hist
+        row["latency_mean_s"] = h.sum / h.total if h.total else float("nan")
+        row["latency_p999_s"] = h.percentile(99.9)
+        self._interval_hist = LatencyHistogram()
         row.update(s.device.sample())
         if "gc_write_amp" in row:
             row["total_write_amp"] = row["write_amp"] * row["gc_write_amp"]  # Spooky Eq. 2
@@ -208,5 +230,8 @@ class Recorder:
             compactions["id"] = range(1, len(compactions) + 1)  # in order of completion
         latency = pd.DataFrame([{"op": op, **h.row()} for op, h in sorted(self.hist.items()) if h.total > 0])
         summary = build_summary(self.sim, logical_bytes, live_entries, latency, compactions)
+        for row in self.phases:
+            if row["measure"]:
+                summary[f"phase_{row['phase']}_ops_per_s"] = float(row["ops_per_s"])
         return Result(summary=summary, timeseries=timeseries, compactions=compactions, latency=latency,
                       requests=getattr(self, "request_samples", pd.DataFrame()), config=self.sim.cfg)

@@ -109,6 +109,12 @@ R17 Domination (Lemma 3.3): ``A < B`` iff ``B`` reduces strictly more runs (``y_
     windows (``t_B < t_A``). Then ``E_B > E_A`` whenever ``(r + alpha p) I_r > 0``, ``M >= 0`` and E_s is Eq. 9;
     with the weak inequalities, or ``r = p = 0``, or ``idle_workers >= 2``, ``E_B >= E_A``.
 R18 Algorithm 1, parameter grid and re-selection: see ``lsmsim.policies.arce.search``.
+R21 One I_r for two kinds of reads. The paper profiles one I_r (12 us) and one I_w (15 us) and uses them both for
+    a lookup's random block read (Eq. 1-2) and for a compaction's streaming I/O (Eq. 5: X/B (I_r + I_w)). On a
+    modeled device the two differ by an order of magnitude (an 80 us random read against ~3 us to stream a block
+    in and out), so one value would misjudge either the lookups or the compaction durations by that factor.
+    ``CostParams.compaction_block`` sets Eq. 5's per-block time separately; left ``None`` it is I_r + I_w, the
+    paper's model. The simulator's policy (``policy.py``) profiles all three from the modeled device.
 """
 from __future__ import annotations
 
@@ -157,6 +163,7 @@ class CostParams:
     p3_min_span  smallest j - i of pattern 3 (1: our reading, 2: the printed j > i + 1; R9)
     flush_cost_per_update  literal per-update reading of Eq. 3's flush term (R2)
     saturation_penalty  subtracted from every score when no worker is idle / resources are saturated (R15)
+    compaction_block  time a compaction spends per block of input (Eq. 5's I_r + I_w); None: I_r + I_w (R21)
     """
     I_r: float = 12.0
     I_w: float = 15.0
@@ -169,6 +176,7 @@ class CostParams:
     p3_min_span: int = 1
     flush_cost_per_update: bool = False
     saturation_penalty: float = math.inf
+    compaction_block: float | None = None
 
     def __post_init__(self):
         for name in ("I_r", "I_w", "F", "E", "B"):
@@ -185,6 +193,13 @@ class CostParams:
             raise ValueError(f"CostParams.p3_min_span must be 1 or 2, got {self.p3_min_span!r}")
         if not self.saturation_penalty >= 0:
             raise ValueError("CostParams.saturation_penalty must be >= 0")
+        if self.compaction_block is not None and not (math.isfinite(self.compaction_block) and self.compaction_block > 0):
+            raise ValueError(f"CostParams.compaction_block must be finite and > 0, got {self.compaction_block!r}")
+
+    @property
+    def rw(self) -> float:
+        """Compaction time per block of input: I_r + I_w (Eq. 5), or ``compaction_block`` (R21)."""
+        return float(self.I_r + self.I_w) if self.compaction_block is None else float(self.compaction_block)
 
     @property
     def u(self) -> float:
@@ -458,8 +473,8 @@ def foreground_cost(s: int, t: int, workload: Workload, cost: CostParams, c: int
 
 
 def compaction_io_cost(X: float, cost: CostParams) -> float:
-    """I/O time of a compaction of X bytes: X/B (I_r + I_w) (Eq. 5's right-hand side, R6)."""
-    return X / cost.B * (cost.I_r + cost.I_w)
+    """I/O time of a compaction of X bytes: X/B (I_r + I_w) (Eq. 5's right-hand side, R6; R21)."""
+    return X / cost.B * cost.rw
 
 
 def amdahl_windows(t: int, cost: CostParams) -> int:
@@ -877,7 +892,8 @@ def _runs_target(candidate):
 # --------------------------------------------------------------------------------------------------- scoring
 
 def _scalars(workload: Workload, cost: CostParams):
-    return (float(workload.r), float(workload.u), float(workload.p), float(cost.I_r), float(cost.I_w),
+    # the kernels use I_w only in Eq. 5's I_r + I_w, so passing rw - I_r carries R21's compaction_block
+    return (float(workload.r), float(workload.u), float(workload.p), float(cost.I_r), cost.rw - float(cost.I_r),
             float(cost.B), float(cost.alpha), float(cost.flush_window_cost(workload)), float(cost.g))
 
 

@@ -1,0 +1,264 @@
+"""ARCE on ElasticLSM as a simulator policy (ArceKV, PVLDB 19(5) 2026, Sections 3-4).
+
+ElasticLSM has no level capacities and no run limits: a level holds any number of sorted runs, tagged
+with their timestamp (sequence-number) range, size and key range. Whenever a compaction worker is free
+the policy scores every candidate of the three patterns (model.py) with the effectiveness score (Eq. 11)
+and starts the best one if its score is > 0. (M, c, k) come from FindBestParams (Algorithm 1, search.py),
+recomputed when the tree or the workload drifts by more than d (Sec. 3.4). Writes wait k per update
+while the tree has more than c runs (Sec. 3.1), through the kernel's `write_delay`; RocksDB's L0
+triggers are off (ArceKV hands c and k to RocksDB's write controller instead, Sec. 4).
+
+The Workload Statistics module (Sec. 4) reports (r, u, p) every `stats_operations` operations; until the
+first report the phase's configured mix stands in for it. Counts become per-window figures with
+u = F/E (``Workload.from_mix``; R1), E being the memtable bytes per update so that one window is one
+flush of the simulated memtable.
+
+Readings added here (model.py has R1-R17, R21; search.py R18-R20):
+
+R22 I_r, I_w and Eq. 5's per-block compaction time are profiled from the modeled system, as the paper
+    profiles its own (Sec. 5: I_r = 12 us, I_w = 15 us), unless the config fixes them:
+    I_r = the time a foreground block read takes now: (1 - block-cache hit ratio) x the device's
+          random-read latency at its current load, plus the index search and block decode CPU;
+    I_w = the update path's time per block of updates (memtable insert, WAL append and its device
+          time, per update, times B/E), so that Eq. 3's (F/B) I_w is the window's update time;
+    compaction_block = max(merge CPU, device time) per block of compaction input (read it, write it):
+          a compaction job overlaps its CPU and I/O, as the kernel runs it (R21).
+    Units are microseconds inside the model (k = 6, 12, 24 us per stalled update).
+R23 Running compactions (more than one worker): candidates with a run that is being compacted are
+    skipped, and each running compaction counts as done (its output run in place) so that a new one
+    keeps the timestamp order after both finish. Resource saturation (R15's large penalty) is taken
+    as "no idle worker": the device and CPU are shared by the kernel, never refused.
+R24 A window without updates (read-only statistics) has no finite count window (R1); the update share
+    is floored at 1e-4 (reads then weigh 10^4 times an update).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ...lsm.filters import bloom_fpr
+from ...lsm.tree import Tree
+from ..base import Compaction, Policy
+from ..registry import register
+from .model import PATTERN_NAMES, ArceParams, CostParams, TreeState, Workload, _best_index_nb, best_compaction, \
+    candidate_table
+from .search import ParamSelector
+
+US = 1e6            # the model works in microseconds
+UPDATE_FLOOR = 1e-4  # R24
+
+
+@register
+class Arce(Policy):
+    name = "arce"
+    overlap_within_levels = True  # Sec. 2: runs of one level may overlap in time
+
+    def __init__(self, options, lsm):
+        super().__init__(options, lsm)
+        self.sim = None
+        self.selector = None
+        self.params: ArceParams | None = None
+        self._counts = np.zeros(3)        # range, update, point operations since the last report
+        self.report: tuple | None = None  # (range, update, point) of the last full report
+        self.reports = 0
+        self.updates = 0.0                # all updates so far (count windows of the Eq. 5 check)
+        self.search_iterations = 0        # simulated compaction decisions in FindBestParams (background cost)
+        self.log: list[dict] = []         # one row per finished compaction: estimated and actual windows
+        self._cache = None                # (key, None): the last decision to start nothing
+
+    def attach(self, sim) -> None:
+        self.sim = sim
+        o = self.options
+        self.selector = ParamSelector(self._cost_template(), d=o.reselect_d, max_iter=o.max_iter,
+                                      parallel=o.parallel_search)
+
+    # ------------------------------------------------------------------ workload statistics (Sec. 4)
+    def on_step(self, dt: float, ops: dict, jobs: list) -> None:
+        r = ops.get("short_scan", 0.0) + ops.get("long_scan", 0.0)
+        u = ops.get("write", 0.0)
+        p = ops.get("get", 0.0) + ops.get("get_empty", 0.0)
+        self._counts += (r, u, p)
+        self.updates += u
+        total, every = self._counts.sum(), self.options.stats_operations
+        if total >= every:  # a fluid step may span several reports: the mix is constant within it
+            n = int(total // every)
+            self.report = tuple(self._counts.tolist())
+            self.reports += n
+            self._counts *= (total - n * every) / total
+
+    def _mix(self) -> tuple[float, float, float]:
+        if self.report is not None:
+            return self.report
+        m = self.mix
+        if m is None:
+            return (1.0, 1.0, 1.0)
+        return (m.short_scan + m.long_scan, m.writes(), m.get + m.get_empty)
+
+    # ------------------------------------------------------------------ profiled costs (R22)
+    def _entry_bytes(self) -> float:
+        """Memtable bytes per update: a window of u = F/E updates is one flush."""
+        w, lsm = self.sim.cfg.workload, self.sim.cfg.lsm
+        return w.key_size + w.value_size + lsm.memtable_entry_overhead
+
+    def _threads(self) -> int:
+        return max(1, sum(g.base_threads for g in self.sim.groups if not g.open) or 1)
+
+    def _cost_template(self) -> CostParams:
+        lsm = self.sim.cfg.lsm
+        return CostParams(F=float(lsm.write_buffer_size), E=self._entry_bytes(), B=float(lsm.block_size),
+                          alpha=bloom_fpr(lsm.bloom_bits_per_key), phi=self.options.phi)
+
+    def profile(self) -> tuple[float, float, float]:
+        """(I_r, I_w, compaction time per block) in seconds, from the modeled device and CPU costs (R22)."""
+        sim, o = self.sim, self.options
+        lsm, w, cpu = sim.cfg.lsm, sim.cfg.workload, sim.cfg.lsm.cpu
+        B = float(lsm.block_size)
+        costs = sim.costs()
+        latency = getattr(sim, "read_latency", None) or sim.device.read_latency(0.0)
+        I_r = o.I_r or (1.0 - costs.hit_ratio) * latency + cpu.index_search + cpu.block_decode
+        per_update = costs.write.cpu + (sim.device.seconds(0.0, w.key_size + w.value_size, 0.0) if lsm.wal else 0.0)
+        I_w = o.I_w or per_update * B / self._entry_bytes()
+        if o.compaction_block_time is not None:
+            rw = o.compaction_block_time
+        elif o.I_r is not None and o.I_w is not None:
+            rw = I_r + I_w  # the paper's Eq. 5
+        else:
+            entries = B / (w.key_size + w.value_size + lsm.entry_overhead)
+            rw = max(entries * cpu.merge_per_entry + B * cpu.merge_per_byte, sim.device.seconds(B, B, 0.0))
+        return I_r, I_w, rw
+
+    def cost_params(self) -> CostParams:
+        I_r, I_w, rw = self.profile()
+        t = self._cost_template()
+        return CostParams(I_r=I_r * US, I_w=I_w * US, F=t.F, E=t.E, B=t.B, alpha=t.alpha, threads=self._threads(),
+                          phi=t.phi, compaction_block=rw * US)
+
+    def workload(self, cost: CostParams) -> Workload:
+        r, u, p = self._mix()
+        return Workload.from_mix(r, u, p, cost, update_floor=UPDATE_FLOOR)
+
+    # ------------------------------------------------------------------ the tree as the model sees it
+    def snapshot(self, tree: Tree):
+        """(TreeState, runs by id, busy ids): running compactions count as done (R23)."""
+        runs, size, level, lo, hi, klo, khi, busy = [], [], [], [], [], [], [], []
+        pending: dict[int, list] = {}
+        for lvl in tree.levels:
+            for run in lvl.runs:
+                if not run.files:
+                    continue
+                if any(f.being_compacted for f in run.files):
+                    job = next((j for j in self.sim.jobs if j.kind == "compaction" and run.files[0] in j.inputs), None)
+                    if job is not None:
+                        pending.setdefault(job.id, [job, []])[1].append(run)
+                        continue
+                runs.append(run)
+                size.append(run.bytes), level.append(lvl.index), lo.append(run.min_seq), hi.append(run.max_seq)
+                klo.append(run.min_key), khi.append(run.max_key), busy.append(False)
+        for job, inputs in pending.values():  # the output of a running compaction, as if installed
+            runs.append(None)
+            size.append(job.write_bytes), level.append(job.compaction.output_level)
+            lo.append(min(r.min_seq for r in inputs)), hi.append(max(r.max_seq for r in inputs))
+            klo.append(min(r.min_key for r in inputs)), khi.append(max(r.max_key for r in inputs)), busy.append(True)
+        state = TreeState(size=np.array(size, float), level=np.array(level, np.int64), ts_lo=np.array(lo, float),
+                          ts_hi=np.array(hi, float), key_lo=np.array(klo, float), key_hi=np.array(khi, float),
+                          num_levels=self.options.num_levels)
+        return state, runs, np.array(busy, bool)
+
+    def select_params(self, state: TreeState, workload: Workload, cost: CostParams) -> ArceParams:
+        o = self.options
+        if o.M is not None and o.c is not None and o.k is not None:
+            self.params = ArceParams(o.M, o.c, o.k * US)
+            return self.params
+        before = self.selector.recomputations
+        self.selector.cost = cost
+        best = self.selector.select(state, workload)
+        if self.selector.recomputations != before:
+            self.search_iterations += self.selector.last_grid_size * o.max_iter
+        self.params = ArceParams(o.M if o.M is not None else best.M, o.c if o.c is not None else best.c,
+                                 o.k * US if o.k is not None else best.k)
+        return self.params
+
+    # ------------------------------------------------------------------ decisions
+    def pick(self, tree: Tree) -> Compaction | None:
+        running = sum(j.threads for j in self.sim.jobs if j.kind == "compaction")
+        idle = self.sim.cfg.machine.threads.compaction - running
+        key = (tree.version, self.reports, idle, self._phase_key())
+        if idle <= 0 or self._cache == key:
+            return None
+        state, runs, busy = self.snapshot(tree)
+        if state.total_runs < 2:
+            self._cache = key
+            return None
+        cost = self.cost_params()
+        workload = self.workload(cost)
+        params = self.select_params(state, workload, cost)
+        if not busy.any():
+            ch = best_compaction(state, workload, cost, params, idle_workers=idle)
+            choice = None if ch is None else (ch.pattern, list(ch.run_ids), ch.target_level, ch.X, ch.y, ch.t, ch.score)
+        else:
+            choice = self._best_free(state, workload, cost, params, idle, busy)
+        if choice is None:
+            self._cache = key
+            return None
+        pattern, ids, target, X, y, t, score = choice
+        chosen = [runs[i] for i in ids]
+        start = min(f.level for r in chosen for f in r.files)
+        return Compaction(inputs=[f for r in chosen for f in r.files], output_level=target, start_level=start,
+                          reason=f"ARCE {PATTERN_NAMES[pattern]}: {len(chosen)} runs, y={y}, t={t}, E={score:.4g}",
+                          io_class="compaction_l0" if start == 0 else "compaction",
+                          tag={"t_est": t, "y": y, "X": X, "pattern": pattern, "updates0": self.updates,
+                               "start": self.now, "u": cost.u, "runs": state.total_runs})
+
+    def _phase_key(self):
+        return (id(self.mix), self.report is None)
+
+    def _best_free(self, state, workload, cost, params, idle, busy):
+        """R23: the best candidate without a busy run (R12's rule among the rest)."""
+        tab = candidate_table(state, workload, cost, params, idle_workers=idle)
+        cands = tab["candidates"]
+        ok = np.array([not busy[c[1]:c[2] + 1].any() for c in cands], bool)
+        if not ok.any():
+            return None
+        idx = np.flatnonzero(ok)
+        j = int(_best_index_nb(tab["X"][idx], tab["y"][idx], tab["score"][idx]))
+        if j < 0:
+            return None
+        j = int(idx[j])
+        first, last = int(cands[j, 1]), int(cands[j, 2])
+        return (int(cands[j, 0]), list(state.run_id[first:last + 1].tolist()), int(cands[j, 3]), float(tab["X"][j]),
+                int(tab["y"][j]), int(tab["t"][j]), float(tab["score"][j]))
+
+    def on_compaction_done(self, tree: Tree, compaction: Compaction) -> None:
+        tag = compaction.tag
+        if isinstance(tag, dict):
+            actual = (self.updates - tag["updates0"]) / tag["u"]
+            self.log.append({"start": tag["start"], "end": self.now, "X": tag["X"], "y": tag["y"],
+                             "pattern": PATTERN_NAMES[tag["pattern"]], "runs": tag["runs"], "t_est": tag["t_est"],
+                             "t_actual": actual})
+
+    def write_delay(self, tree: Tree) -> float:
+        """k per update while the tree has more than c sorted runs (Sec. 3.1; R3's strict inequality)."""
+        p = self.params
+        if p is None:
+            return 0.0
+        return p.k / US if len(tree.runs()) > p.c else 0.0
+
+    def stall_trigger_count(self, tree: Tree) -> int:
+        return 0  # ARCE's c and k replace RocksDB's L0 slowdown/stop triggers (Sec. 4)
+
+    def window_log(self) -> pd.DataFrame:
+        """Eq. 5's estimate against the simulated duration of every finished compaction, in count windows."""
+        return pd.DataFrame(self.log, columns=["start", "end", "X", "y", "pattern", "runs", "t_est", "t_actual"])
+
+    def summary(self) -> dict:
+        out = {"reselections": self.selector.recomputations if self.selector else 0,
+               "search_iterations": self.search_iterations, "statistics_reports": self.reports}
+        if self.params is not None:
+            out.update({"M": float(self.params.M), "c": int(self.params.c), "k_us": float(self.params.k)})
+        log = self.window_log()
+        if len(log):
+            err = (log.t_est - log.t_actual).abs()
+            out.update({"window_error_mean": float(err.mean()), "window_error_max": float(err.max())})
+        return out
