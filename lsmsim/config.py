@@ -415,7 +415,9 @@ class PhaseConfig(Section):
 class SuiteConfig(Section):
     """A named multi-phase workload of lsmsim/workloads/suites.py (ARCE's Table 2 mixes and compound
     Workloads I-III, YCSB A-F, the write gradient and the hot-key case)."""
-    name: str = Field(description="Suite name; `lsmsim config --reference` lists them.")
+    name: str = Field(description="arce-mix-A ... arce-mix-J (ARCE's Table 2 mixes), arce-I, arce-II, arce-III "
+                                  "(its compound workloads), ycsb-a ... ycsb-f, arce-gradient, arce-hotkey; "
+                                  "see lsmsim/workloads/suites.py.")
     operations: Count | None = Field(None, gt=0, description="Operations per sub-workload; default: the paper's.")
     threads: int = Field(1, ge=1, le=100_000, description="Foreground client threads (closed loop).")
     scan_length: int | None = Field(None, ge=1, description="Entries per range lookup; default: the suite's.")
@@ -444,6 +446,11 @@ class WorkloadConfig(Section):
         if self.preset is None and self.suite is None and not self.phases:
             raise ValueError("give a 'preset' (fillrandom, fillseq, readrandom, seekrandom, overwrite), a 'suite' "
                              "or 'phases'")
+        from .workloads.presets import resolve_phases
+        for i, p in enumerate(resolve_phases(self)):
+            if p.keys.hot_keys is not None and p.keys.hot_keys > self.num:
+                where = "suite.hot_keys" if p not in self.phases else f"phases[{self.phases.index(p)}].keys.hot_keys"
+                raise ValueError(f"{where} ({p.keys.hot_keys}) must not exceed the key space num ({self.num})")
         return self
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..config import PhaseConfig
 from ..lsm.sstable import Samples
-from .keys import KeySampler, make_sampler
+from .keys import HotSetSampler, KeySampler, make_sampler
 
 
 @numba.njit(cache=True)
@@ -35,10 +35,17 @@ def sampled(keys: np.ndarray, eps: int) -> np.ndarray:
 
 
 def sampler_for(phase: PhaseConfig, num: int, seed: int = 0) -> KeySampler:
+    """The phase's key sampler over [0, num). With `keys.hot_keys` = H, the distribution picks one
+    of H hot keys spread evenly over the key space (key h * (num // H), ArceKV PVLDB'26 Sec. 5.3)."""
     k = phase.keys
     params = {"zipfian": {"theta": k.theta}, "latest": {"theta": k.theta},
               "normal": {"mean": k.mean, "stddev": k.stddev}, "shuffled": {"seed": seed}}.get(k.distribution, {})
-    return make_sampler(k.distribution, num, **params)
+    hot = k.hot_keys
+    if hot is not None and hot > num:
+        raise ValueError(f"keys.hot_keys ({hot}) must not exceed the key space workload.num ({num})")
+    if hot is None or hot == num:
+        return make_sampler(k.distribution, num, **params)
+    return HotSetSampler(make_sampler(k.distribution, hot, **params), num)
 
 
 class WriteStream:

@@ -17,6 +17,10 @@ Distributions and their sources:
 * ``latest``     -- YCSB ``SkewedLatestGenerator``: ``max_inserted - rank``.
 * ``normal``     -- keys ~ N(mean*num, (stddev*num)^2), floored and clipped.
 
+:class:`HotSetSampler` restricts any of them to ``hot`` keys spread evenly
+over the key space (ArceKV, PVLDB'26 Sec. 5.3, "Read Amplification under
+MVCC": 1 million hot keys).
+
 Use :func:`make_sampler` to build one by name.
 """
 
@@ -36,6 +40,7 @@ __all__ = [
     "ZipfianSampler",
     "LatestSampler",
     "NormalSampler",
+    "HotSetSampler",
     "make_sampler",
     "SAMPLERS",
     "zeta",
@@ -536,8 +541,6 @@ def _check_theta(theta: float) -> float:
     return theta
 
 
-#: name -> (class, allowed keyword parameters)
-
 @numba.njit(cache=True)
 def _feistel_kernel(cursor0, n, num, half_bits, key0, key1, out):
     """Cycle-walking 4-round Feistel permutation of [0, num) (Black & Rogaway, CT-RSA'02)."""
@@ -582,6 +585,40 @@ class ShuffledSampler(KeySampler):
     def hot_fraction(self, fraction):
         return _check_fraction(fraction)
 
+class HotSetSampler(KeySampler):
+    """Only `inner.num` hot keys, spread evenly over [0, num): the hot index h comes from `inner`
+    (any distribution over [0, hot)) and maps to key h * (num // hot).
+
+    hot_fraction treats the hot set as the hottest hot/num of the data, as if its keys were
+    stored together; spread out, each hot key may sit in its own block, so for caching this is
+    optimistic (by up to block size / entry size), like the scrambled zipfian's hash scatter.
+    """
+
+    name = "hot"
+
+    def __init__(self, inner: KeySampler, num: int):
+        super().__init__(num)
+        if inner.num > self.num:
+            raise ValueError(f"keys.hot_keys ({inner.num}) must not exceed the key space "
+                             f"workload.num ({self.num})")
+        self.inner = inner
+        self.hot = inner.num
+        self.stride = np.uint64(self.num // self.hot)
+
+    def draw(self, rng, n, cursor=0):
+        keys = self.inner.draw(rng, n, cursor)
+        keys *= self.stride
+        return keys
+
+    def hot_fraction(self, fraction):
+        f = _check_fraction(fraction)
+        return self.inner.hot_fraction(min(1.0, f * self.num / self.hot))
+
+    def __repr__(self):
+        return f"HotSetSampler({self.inner!r}, num={self.num})"
+
+
+#: name -> (class, allowed keyword parameters)
 SAMPLERS: dict[str, tuple[type[KeySampler], tuple[str, ...]]] = {
     "uniform": (UniformSampler, ()),
     "sequential": (SequentialSampler, ()),

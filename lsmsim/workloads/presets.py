@@ -38,8 +38,11 @@ def preset_phases(w: WorkloadConfig) -> list[PhaseConfig]:
 
 
 def resolve_phases(w: WorkloadConfig) -> list[PhaseConfig]:
-    """The phases a workload runs: the preset's (if any), then the explicit ones."""
+    """The phases a workload runs: the preload, the preset's, the suite's, then the explicit ones."""
     phases = preset_phases(w) if w.preset else []
     if w.preload:
         phases = [_load(w.num)] + phases
+    if w.suite is not None:
+        from .suites import suite_phases
+        phases += suite_phases(w)
     return phases + list(w.phases)

@@ -30,6 +30,11 @@ R23 Running compactions (more than one worker): candidates with a run that is be
     as "no idle worker": the device and CPU are shared by the kernel, never refused.
 R24 A window without updates (read-only statistics) has no finite count window (R1); the update share
     is floored at 1e-4 (reads then weigh 10^4 times an update).
+R25 Placement. A set of runs may have several targets at the same score (all of level i stays at i,
+    goes to i + 1, or past empty levels); the model cannot tell them apart (R11-R12 list pattern 1
+    first). The policy moves them one level down (the shallowest target below the deepest input), as
+    "compactions proceed downward, following the LSM-tree tradition" (Sec. 3.1), so the tree spreads
+    over levels as in Figs. 4-5 and Patterns 2-3 get runs to work on; merges of part of a level stay.
 """
 from __future__ import annotations
 
@@ -42,8 +47,7 @@ from ...lsm.filters import bloom_fpr
 from ...lsm.tree import Tree
 from ..base import Compaction, Policy
 from ..registry import register
-from .model import PATTERN_NAMES, ArceParams, CostParams, TreeState, Workload, _best_index_nb, best_compaction, \
-    candidate_table
+from .model import PATTERN_NAMES, ArceParams, CostParams, TreeState, Workload, candidate_table, compaction_keeps_order
 from .search import ParamSelector
 
 US = 1e6            # the model works in microseconds
@@ -141,30 +145,40 @@ class Arce(Policy):
 
     # ------------------------------------------------------------------ the tree as the model sees it
     def snapshot(self, tree: Tree):
-        """(TreeState, runs by id, busy ids): running compactions count as done (R23)."""
-        runs, size, level, lo, hi, klo, khi, busy = [], [], [], [], [], [], [], []
-        pending: dict[int, list] = {}
+        """(future TreeState, runs, busy mask, present TreeState or None). The future tree has every running
+        compaction done, its output a busy run (R23); ``run_id`` indexes ``runs`` (None for those outputs).
+        The present tree (only while compactions run) has their inputs still in place."""
+        runs, rows, present, pending = [], [], [], {}
         for lvl in tree.levels:
             for run in lvl.runs:
                 if not run.files:
                     continue
+                row = (run.bytes, lvl.index, run.min_seq, run.max_seq, run.min_key, run.max_key)
                 if any(f.being_compacted for f in run.files):
                     job = next((j for j in self.sim.jobs if j.kind == "compaction" and run.files[0] in j.inputs), None)
                     if job is not None:
                         pending.setdefault(job.id, [job, []])[1].append(run)
+                        present.append((len(runs), row))
+                        runs.append(run)
                         continue
+                rows.append((len(runs), row, False))
+                present.append((len(runs), row))
                 runs.append(run)
-                size.append(run.bytes), level.append(lvl.index), lo.append(run.min_seq), hi.append(run.max_seq)
-                klo.append(run.min_key), khi.append(run.max_key), busy.append(False)
         for job, inputs in pending.values():  # the output of a running compaction, as if installed
+            rows.append((len(runs), (job.write_bytes, job.compaction.output_level, min(r.min_seq for r in inputs),
+                                     max(r.max_seq for r in inputs), min(r.min_key for r in inputs),
+                                     max(r.max_key for r in inputs)), True))
             runs.append(None)
-            size.append(job.write_bytes), level.append(job.compaction.output_level)
-            lo.append(min(r.min_seq for r in inputs)), hi.append(max(r.max_seq for r in inputs))
-            klo.append(min(r.min_key for r in inputs)), khi.append(max(r.max_key for r in inputs)), busy.append(True)
-        state = TreeState(size=np.array(size, float), level=np.array(level, np.int64), ts_lo=np.array(lo, float),
-                          ts_hi=np.array(hi, float), key_lo=np.array(klo, float), key_hi=np.array(khi, float),
-                          num_levels=self.options.num_levels)
-        return state, runs, np.array(busy, bool)
+        future = self._state([i for i, _, _ in rows], [r for _, r, _ in rows])
+        busy = np.zeros(len(runs), bool)
+        busy[[i for i, _, b in rows if b]] = True
+        now = self._state([i for i, _ in present], [r for _, r in present]) if pending else None
+        return future, runs, busy[future.run_id], now
+
+    def _state(self, ids, rows) -> TreeState:
+        a = np.array(rows, float).reshape(-1, 6)
+        return TreeState(size=a[:, 0], level=a[:, 1].astype(np.int64), ts_lo=a[:, 2], ts_hi=a[:, 3], key_lo=a[:, 4],
+                         key_hi=a[:, 5], run_id=np.array(ids, np.int64), num_levels=self.options.num_levels)
 
     def select_params(self, state: TreeState, workload: Workload, cost: CostParams) -> ArceParams:
         o = self.options
@@ -187,18 +201,14 @@ class Arce(Policy):
         key = (tree.version, self.reports, idle, self._phase_key())
         if idle <= 0 or self._cache == key:
             return None
-        state, runs, busy = self.snapshot(tree)
+        state, runs, busy, now = self.snapshot(tree)
         if state.total_runs < 2:
             self._cache = key
             return None
         cost = self.cost_params()
         workload = self.workload(cost)
         params = self.select_params(state, workload, cost)
-        if not busy.any():
-            ch = best_compaction(state, workload, cost, params, idle_workers=idle)
-            choice = None if ch is None else (ch.pattern, list(ch.run_ids), ch.target_level, ch.X, ch.y, ch.t, ch.score)
-        else:
-            choice = self._best_free(state, workload, cost, params, idle, busy)
+        choice = self._choose(state, workload, cost, params, idle, busy, now)
         if choice is None:
             self._cache = key
             return None
@@ -214,21 +224,38 @@ class Arce(Policy):
     def _phase_key(self):
         return (id(self.mix), self.report is None)
 
-    def _best_free(self, state, workload, cost, params, idle, busy):
-        """R23: the best candidate without a busy run (R12's rule among the rest)."""
+    def _choose(self, state, workload, cost, params, idle, busy, now):
+        """The best candidate by R12, placed by R25; while compactions run, only candidates without a busy run
+        that keep the timestamp order now as well as after the running ones finish (R23)."""
         tab = candidate_table(state, workload, cost, params, idle_workers=idle)
-        cands = tab["candidates"]
-        ok = np.array([not busy[c[1]:c[2] + 1].any() for c in cands], bool)
-        if not ok.any():
+        cands, score = tab["candidates"], tab["score"]
+        # R12: highest score (> 0), then larger y, smaller X, earlier candidate
+        order = np.lexsort((np.arange(len(score)), tab["X"], -tab["y"], -score))
+        pos = {int(r): i for i, r in enumerate(now.run_id)} if now is not None else None
+
+        def allowed(i):
+            first, last, target = int(cands[i, 1]), int(cands[i, 2]), int(cands[i, 3])
+            if now is None:
+                return True
+            if busy[first:last + 1].any():
+                return False
+            return compaction_keeps_order(now, [pos[int(r)] for r in state.run_id[first:last + 1]], target)
+
+        for j in order:
+            if not score[j] > 0:
+                return None
+            if allowed(j):
+                break
+        else:
             return None
-        idx = np.flatnonzero(ok)
-        j = int(_best_index_nb(tab["X"][idx], tab["y"][idx], tab["score"][idx]))
-        if j < 0:
-            return None
-        j = int(idx[j])
         first, last = int(cands[j, 1]), int(cands[j, 2])
+        # R25: the same runs may go to several levels at the same score; move them down one level
+        down = [i for i in np.flatnonzero((cands[:, 1] == first) & (cands[:, 2] == last))
+                if cands[i, 3] > state.level[last] and allowed(i)]
+        if down:
+            j = int(min(down, key=lambda i: cands[i, 3]))
         return (int(cands[j, 0]), list(state.run_id[first:last + 1].tolist()), int(cands[j, 3]), float(tab["X"][j]),
-                int(tab["y"][j]), int(tab["t"][j]), float(tab["score"][j]))
+                int(tab["y"][j]), int(tab["t"][j]), float(score[j]))
 
     def on_compaction_done(self, tree: Tree, compaction: Compaction) -> None:
         tag = compaction.tag
