@@ -304,6 +304,9 @@ class ArcePolicy(Section):
     stats_operations: Count = Field(1_000_000, gt=0, description="Operations per workload-statistics report "
                                                                  "(r, u, p), Sec. 4: every one million.")
     phi: float = Field(0.5, ge=0, le=1, description="Parallel fraction of the Amdahl adjustment (Sec. 4).")
+    prior: tuple[float, float, float] = Field(
+        (1.0, 1.0, 1.0), description="(range, update, point) mix assumed until the first statistics report of a "
+                                     "measured phase; default balanced, the case Sec. 4 sizes windows by.")
     I_r: Duration | None = Field(None, gt=0, description="Time of one block read; default: profiled from the "
                                                          "device (its random-read latency at the current load).")
     I_w: Duration | None = Field(None, gt=0, description="Time of one block of updates; default: profiled (the "

@@ -77,13 +77,24 @@ def test_write_stall_follows_the_run_count():
 def test_workload_statistics_report_the_mix():
     sim, res = _sim(_cfg([_phase("J", 30_000, 0.33, 0.33, 0.34)]))
     pol = sim.policy
-    total = 40_000 + 30_000  # preload + J
+    total = 30_000  # the measured J phase; the preload is not counted (R26)
     assert pol.reports in (total // 5000 - 1, total // 5000)
     r, u, p = pol.report
     assert (r / (r + u + p), u / (r + u + p), p / (r + u + p)) == pytest.approx((0.33, 0.33, 0.34), abs=0.01)
     cost = pol.cost_params()
     w = pol.workload(cost)
     assert w.u == pytest.approx(cost.F / cost.E) and w.r == pytest.approx(w.u * r / u)
+
+
+def test_statistics_start_from_the_prior_and_skip_the_preload():
+    """R26: a write-only preload is not counted; until the first report ARCE assumes the prior mix, so the
+    preloaded tree is compacted for it (a balanced mix by default) rather than left as one run per flush."""
+    cfg = _cfg([_phase("J", 2000, 0.33, 0.33, 0.34)])
+    sim, res = _sim(cfg)
+    assert sim.policy.report is None and sim.policy._mix() == (1.0, 1.0, 1.0)
+    assert res.summary["compactions"] > 0 and res.summary["sorted_runs"] <= 3
+    sim, res = _sim(cfg, "policy.prior=[0, 1, 0]")  # write-only prior: nothing scores > 0 (Eq. 10)
+    assert res.summary["compactions"] == 0 and res.summary["sorted_runs"] >= 38
 
 
 def test_io_costs_are_profiled_from_the_modeled_device():

@@ -8,8 +8,8 @@ recomputed when the tree or the workload drifts by more than d (Sec. 3.4). Write
 while the tree has more than c runs (Sec. 3.1), through the kernel's `write_delay`; RocksDB's L0
 triggers are off (ArceKV hands c and k to RocksDB's write controller instead, Sec. 4).
 
-The Workload Statistics module (Sec. 4) reports (r, u, p) every `stats_operations` operations; until the
-first report the phase's configured mix stands in for it. Counts become per-window figures with
+The Workload Statistics module (Sec. 4) reports (r, u, p) every `stats_operations` operations of the
+measured phases; until the first report ARCE assumes `prior` (R26). Counts become per-window figures with
 u = F/E (``Workload.from_mix``; R1), E being the memtable bytes per update so that one window is one
 flush of the simulated memtable.
 
@@ -35,6 +35,11 @@ R25 Placement. A set of runs may have several targets at the same score (all of 
     first). The policy moves them one level down (the shallowest target below the deepest input), as
     "compactions proceed downward, following the LSM-tree tradition" (Sec. 3.1), so the tree spreads
     over levels as in Figs. 4-5 and Patterns 2-3 get runs to work on; merges of part of a level stay.
+R26 The preload. The paper preloads 40 GiB "to ensure a stable compaction state" (Sec. 5). A write-only
+    load gives r = p = 0, where no compaction scores > 0 (Eq. 10's benefit is 0), so counting it would
+    leave thousands of flushed runs for the first measured sub-workload to pay for while its statistics
+    catch up. Statistics therefore count the measured phases only, and before their first report the
+    mix is `prior`, balanced by default (r = u = p: the case Sec. 4 sizes its windows by).
 """
 from __future__ import annotations
 
@@ -80,6 +85,8 @@ class Arce(Policy):
 
     # ------------------------------------------------------------------ workload statistics (Sec. 4)
     def on_step(self, dt: float, ops: dict, jobs: list) -> None:
+        if self.sim.phase is None or not self.sim.phase.measure:
+            return  # R26
         r = ops.get("short_scan", 0.0) + ops.get("long_scan", 0.0)
         u = ops.get("write", 0.0)
         p = ops.get("get", 0.0) + ops.get("get_empty", 0.0)
@@ -93,12 +100,7 @@ class Arce(Policy):
             self._counts *= (total - n * every) / total
 
     def _mix(self) -> tuple[float, float, float]:
-        if self.report is not None:
-            return self.report
-        m = self.mix
-        if m is None:
-            return (1.0, 1.0, 1.0)
-        return (m.short_scan + m.long_scan, m.writes(), m.get + m.get_empty)
+        return self.report if self.report is not None else tuple(self.options.prior)
 
     # ------------------------------------------------------------------ profiled costs (R22)
     def _entry_bytes(self) -> float:
@@ -198,7 +200,7 @@ class Arce(Policy):
     def pick(self, tree: Tree) -> Compaction | None:
         running = sum(j.threads for j in self.sim.jobs if j.kind == "compaction")
         idle = self.sim.cfg.machine.threads.compaction - running
-        key = (tree.version, self.reports, idle, self._phase_key())
+        key = (tree.version, self.reports, idle)
         if idle <= 0 or self._cache == key:
             return None
         state, runs, busy, now = self.snapshot(tree)
@@ -220,9 +222,6 @@ class Arce(Policy):
                           io_class="compaction_l0" if start == 0 else "compaction",
                           tag={"t_est": t, "y": y, "X": X, "pattern": pattern, "updates0": self.updates,
                                "start": self.now, "u": cost.u, "runs": state.total_runs})
-
-    def _phase_key(self):
-        return (id(self.mix), self.report is None)
 
     def _choose(self, state, workload, cost, params, idle, busy, now):
         """The best candidate by R12, placed by R25; while compactions run, only candidates without a busy run
