@@ -291,3 +291,37 @@ def test_mixed_value_types_and_bad_paths(tmp_path):
         load_sweep({**listed, "sweep": {"grid": {"machine.io_priority.0.x": [1]}}})
     with pytest.raises(ConfigError, match="seed"):
         load_sweep({**BASE, "seed": "abc", "sweep": {"seeds": 2}})
+
+
+def test_saved_sweep_reruns_from_anywhere_and_points_are_ordinary_folders(tmp_path):
+    """results/<sweep>/sweep.yaml has the base merged and variant files inlined, so it re-runs elsewhere to the
+    same points; finished point folders get the umask's permissions, not mkdtemp's 0700."""
+    (tmp_path / "src").mkdir()
+    write(tmp_path / "src", BASE, "base.yaml")
+    write(tmp_path / "src", {"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}}, "v.yaml")
+    f = write(tmp_path / "src", {"name": "saved", "sweep": {"base": "base.yaml", "variants": "v.yaml",
+                                                           "scales": {"quick": {"set": {"workload.num": "10K"}}}}})
+    sw = load_sweep(f, scale="quick")
+    run = run_sweep(sw, out=tmp_path / "out", jobs=1, progress=False)
+    assert run.ok and run.ran == 2
+    saved = tmp_path / "out" / "sweep.yaml"
+    assert "scale quick" in saved.read_text().splitlines()[0]
+    again = load_sweep(saved, scale="quick")
+    assert sorted(p.id for p in again.points) == sorted(p.id for p in sw.points)
+    mask = os.umask(0)
+    os.umask(mask)
+    for d in (tmp_path / "out" / "points").iterdir():
+        assert d.stat().st_mode & 0o777 == 0o777 & ~mask
+
+
+def test_a_second_sweep_into_the_same_folder_is_refused(tmp_path):
+    from lsmsim.errors import LsmsimError
+    from lsmsim.sweeps.store import Store
+    sw = load_sweep(spec(zip={"workload.num": ["10K"]}))
+    held = Store(tmp_path / "out").lock()
+    try:
+        with pytest.raises(LsmsimError, match="another lsmsim sweep"):
+            run_sweep(sw, out=tmp_path / "out", jobs=1, progress=False)
+    finally:
+        held.close()
+    assert run_sweep(sw, out=tmp_path / "out", jobs=1, progress=False).ok  # released: it runs

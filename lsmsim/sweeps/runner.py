@@ -40,9 +40,16 @@ class SweepRun:
 def run_sweep(sweep: Sweep, out: str | Path | None = None, jobs: int | None = None, executor: str = "local",
               scheduler: str | None = None, progress: bool = True, retry_failed: bool = True) -> SweepRun:
     """Run the points of `sweep` not finished yet into `out` (default results/<name>)."""
-    from tqdm.auto import tqdm
     store = Store(out or default_out(sweep))
-    store.root.mkdir(parents=True, exist_ok=True)
+    lock = store.lock()
+    try:
+        return _run(sweep, store, jobs, executor, scheduler, progress, retry_failed)
+    finally:
+        lock.close()
+
+
+def _run(sweep, store, jobs, executor, scheduler, progress, retry_failed) -> SweepRun:
+    from tqdm.auto import tqdm
     store.clean_partial()
     store.write_spec(sweep.spec, sweep.scale)
     done = store.done_ids()

@@ -194,7 +194,18 @@ def load_sweep(path_or_data: str | Path | dict, scale: str | None = None) -> Swe
             raise ConfigError(source, [("sweep", f"points {ids[p.id]} and {p.params} resolve to the same config "
                                                  "(a label without a config path, or repeated values?)")])
         ids[p.id] = p.params
-    return Sweep(name=str(name), source=source, points=points, scale=scale, spec={**data, "sweep": raw})
+    return Sweep(name=str(name), source=source, points=points, scale=scale,
+                 spec={**data, "sweep": _self_contained(raw, here)})
+
+
+def _self_contained(raw: dict, here: Path) -> dict:
+    """The sweep section as saved with the results: `base` is already merged into the config and
+    variant files are inlined, so the saved file re-runs from anywhere."""
+    out = {k: v for k, v in copy.deepcopy(raw).items() if k != "base"}
+    for sec in [out, *(v for v in (out.get("scales") or {}).values() if isinstance(v, dict))]:
+        if isinstance(sec.get("variants"), str):
+            sec["variants"] = read_yaml(here / sec["variants"])
+    return out
 
 
 def _scaled(sec: SweepSection, scale: str | None, source: str) -> _Axes:

@@ -1,7 +1,8 @@
 """The result store of a sweep: one folder per finished point, written atomically.
 
     results/<sweep>/
-      sweep.yaml                 the sweep as given (with its scale)
+      sweep.yaml                 the sweep, self-contained (base merged, variant files inlined)
+      .lock                      held while a sweep writes the folder
       points/<id>/               a finished point: summary.json, timeseries/compactions/latency/
                                  requests .parquet, config.yaml (resolved), provenance.json,
                                  point.json (its parameters, runtime) and row.parquet (its row)
@@ -14,6 +15,7 @@ next run skips every id that has a folder. `results.parquet` is rebuilt from the
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -24,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from ..errors import LsmsimError
 from ..result import Result, atomic_write
 
 PARAM_PREFIX = ""  # parameters keep their names (paths, labels, variant, seed)
@@ -53,8 +56,29 @@ class Store:
         return n
 
     def write_spec(self, spec: dict, scale: str | None) -> None:
+        """The sweep, self-contained (see spec._self_contained); the scale it ran at is in a comment."""
+        head = f"# ran at scale {scale or 'default'}: lsmsim sweep sweep.yaml --scale {scale or 'default'}\n"
         atomic_write(self.root / "sweep.yaml",
-                     lambda p: Path(p).write_text(yaml.safe_dump({**spec, "scale": scale}, sort_keys=False)))
+                     lambda p: Path(p).write_text(head + yaml.safe_dump(spec, sort_keys=False)))
+
+    def lock(self):
+        """Hold an exclusive lock on this results folder while a sweep writes it (a second run of the
+        same sweep into it fails at once instead of interleaving with the first)."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        f = open(self.root / ".lock", "a+")
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0)
+            holder = f.read().strip()
+            f.close()
+            raise LsmsimError(f"{self.root}: another lsmsim sweep is writing these results"
+                              f"{f' (pid {holder})' if holder else ''}; wait for it or use another --out") from None
+        f.seek(0)
+        f.truncate()
+        f.write(str(os.getpid()))
+        f.flush()
+        return f
 
     # ------------------------------------------------------------------ points
     def save_point(self, point, result: Result, runtime_s: float) -> Path:
@@ -66,11 +90,14 @@ class Store:
                     "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
             (tmp / "point.json").write_text(json.dumps(meta, indent=2, default=str))
             _row(point.id, point.params, "ok", runtime_s, result.summary).to_parquet(tmp / "row.parquet", index=False)
+            os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700; a point folder is an ordinary folder
+            _fsync_tree(tmp)  # the rename must not reach the disk before the files it publishes
             final = self.points / point.id
-            if final.exists():  # a concurrent run of the same sweep finished it first
+            if final.exists():  # finished before (a results folder copied over, say)
                 shutil.rmtree(tmp)
             else:
                 os.rename(tmp, final)
+                _fsync(self.points)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
@@ -121,6 +148,28 @@ class Store:
                for name in ("timeseries", "compactions", "latency", "requests") if (d / f"{name}.parquet").exists()}
         out["summary"] = json.loads((d / "summary.json").read_text())
         return out
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_tree(root: Path) -> None:
+    """fsync every file of a folder, then the folder (a power loss leaves it whole or absent)."""
+    for p in root.rglob("*"):
+        if p.is_file():
+            _fsync(p)
+    _fsync(root)
 
 
 def _row(point_id: str, params: dict, status: str, runtime_s: float, summary: dict, error: str = "") -> pd.DataFrame:
