@@ -19,6 +19,9 @@ the cache, is reported separately).
    against the kernel's). Goal (issue): <= 150 ms on 2 cores for the balanced workload (the paper: 16 threads,
    "within 150 ms" for r = u = p). The "(cpu ms)" column is the process CPU time of the prange run: about twice
    the wall time when both cores are free, about equal to it when other jobs occupy a core.
+3. The policy in the simulator (--sim): Workload III (G, H, I) on a preloaded tree, ARCE against 1-Leveling
+   (RocksDB's leveled picker): wall time of the run, ARCE's decisions (pick calls that scored the tree) and
+   their mean wall time, and FindBestParams runs. Scoring must stay a small part of a simulation.
 It prints figures; it is not a test.
 """
 from __future__ import annotations
@@ -147,6 +150,48 @@ def bench_find_best_params(st, mixes, cost, repeat, ref_tuples, max_iter) -> int
     return rc
 
 
+SIM_CFG = {
+    "name": "arce-bench", "seed": 1,
+    "machine": {"cores": 24, "threads": {"flush": 1, "compaction": 1}},
+    "device": {"preset": "samsung-pm9a3-960gb"},
+    "lsm": {"write_buffer_size": "2MiB", "bloom_bits_per_key": 10, "entries_per_sample": 4},
+    "workload": {"num": 200_000, "key_size": "24B", "value_size": "1000B", "preload": True,
+                 "suite": {"name": "arce-III", "operations": 400_000}},
+}
+POLICIES = {"ARCE": {"name": "arce", "num_levels": 4, "stats_operations": 10_000},
+            "1-Leveling": {"name": "leveled", "max_bytes_for_level_base": "8MiB", "target_file_size_base": "2MiB"}}
+
+
+def bench_simulation() -> None:
+    from lsmsim.api import run
+    from lsmsim.policies.arce.policy import Arce
+    calls = []
+    pick = Arce.pick
+
+    def timed(self, tree):
+        t = time.perf_counter()
+        out = pick(self, tree)
+        calls.append(time.perf_counter() - t)
+        return out
+    Arce.pick = timed
+    try:
+        run({**SIM_CFG, "policy": POLICIES["ARCE"], "workload": {**SIM_CFG["workload"], "num": 2000,
+                                                                   "suite": {"name": "arce-III", "operations": 2000}}})
+        print(f"  {'policy':<12}{'run s':>8}{'ops/s':>10}{'decisions':>11}{'mean ms':>9}{'share':>7}{'searches':>10}")
+        for name, pol in POLICIES.items():
+            calls.clear()
+            t = time.perf_counter()
+            res = run({**SIM_CFG, "policy": pol})
+            wall = time.perf_counter() - t
+            s = res.summary
+            n = len(calls)
+            mean = 1e3 * sum(calls) / n if n else float("nan")
+            print(f"  {name:<12}{wall:>8.1f}{s['throughput_ops_per_s']:>10.0f}{n:>11}{mean:>9.2f}"
+                  f"{sum(calls) / wall:>7.0%}{s.get('policy_reselections', 0):>10}", flush=True)
+    finally:
+        Arce.pick = pick
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mixes", nargs="+", default=["J", "A", "C", "G", "B"], choices=sorted(MIXES))
@@ -154,6 +199,7 @@ def main() -> int:
     ap.add_argument("--ref-tuples", type=int, default=4)
     ap.add_argument("--threads", type=int, default=None, help="numba threads (default: all cores)")
     ap.add_argument("--max-iter", type=int, default=400)
+    ap.add_argument("--sim", action="store_true", help="also time the policy inside a simulation (part 3)")
     a = ap.parse_args()
     if a.threads:
         numba.set_num_threads(a.threads)
@@ -165,6 +211,9 @@ def main() -> int:
     rc = bench_scoring(st, Workload.from_mix(*MIXES["J"], cost), cost, a.repeat)
     print(f"2. FindBestParams, paper grid, MaxIterTime = {a.max_iter} (goal <= 150 ms on 2 cores for J)")
     rc |= bench_find_best_params(st, a.mixes, cost, a.repeat, a.ref_tuples, a.max_iter)
+    if a.sim:
+        print("3. the policy in a simulation: Workload III, 200K preloaded keys, 400K operations per sub-workload")
+        bench_simulation()
     return rc
 
 
