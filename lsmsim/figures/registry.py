@@ -47,5 +47,5 @@ def experiments_dir() -> Path:
 
 
 def all_figures() -> dict[str, FigureSpec]:
-    from . import ecotune, spooky  # noqa: F401 - registration on import
+    from . import arce, ecotune, spooky  # noqa: F401 - registration on import
     return dict(sorted(FIGURES.items()))
