@@ -151,17 +151,22 @@ class SSDDeviceConfig(Section):
 # ---------------------------------------------------------------- LSM tree
 class CpuCostConfig(Section):
     """CPU time per unit of work. Calibrated on this machine kind against Debian's RocksDB 7.8.3
-    db_bench (fillrandom, 16B keys, 100B values, no compression): a median of 7.0 us/op over six
-    runs with the WAL (6.4 to 8.1) and 4.95 us/op without (so 4.95 us for the memtable insert and
-    write path, 2.05 us WAL append);
-    CompMergeCPU 9.07 s for 7.30M input keys in compactions (1.24 us per entry) and 1.38 s for
-    1.97M flushed entries (0.7 us per entry). Read-path constants are RocksDB's typical costs on a
-    2-3 GHz core (filter probe, index binary search, block decode) and are not calibrated yet."""
+    db_bench (fillrandom, no compression, 2 MiB write buffers, one compaction thread):
+    - writes (16B keys, 100B values): a median of 7.0 us/op over six runs with the WAL (6.4 to 8.1)
+      and 4.95 us/op without (so 4.95 us for the memtable insert and write path, 2.05 us WAL append);
+    - compactions, CompMergeCPU per input key at three entry sizes: 1.24 us at 122 B per entry
+      (100B values), 1.68 us at 422 B (400B values), 2.95-3.58 us at 1,040 B (1,000B values, two
+      runs); a least-squares line gives 0.87 us per entry + 2.27 ns per byte;
+    - flushes: 0.7 us per entry at 122 B (1.38 s for 1.97M entries) and 2.4 us at 1,040 B (0.96 s
+      for 400K): 0.47 us per entry + 1.85 ns per byte.
+    Read-path constants are RocksDB's typical costs on a 2-3 GHz core (filter probe, index binary
+    search, block decode) and are not calibrated yet."""
     memtable_insert: Duration = units.parse_duration("4.95us")
     wal_append: Duration = units.parse_duration("2.05us")
-    flush_per_entry: Duration = units.parse_duration("0.7us")
-    merge_per_entry: Duration = units.parse_duration("1.18us")
-    merge_per_byte: Duration = units.parse_duration("0.5ns")
+    flush_per_entry: Duration = units.parse_duration("0.47us")
+    flush_per_byte: Duration = units.parse_duration("1.85ns")
+    merge_per_entry: Duration = units.parse_duration("0.87us")
+    merge_per_byte: Duration = units.parse_duration("2.27ns")
     filter_probe: Duration = units.parse_duration("0.15us")
     index_search: Duration = units.parse_duration("0.4us")
     block_decode: Duration = units.parse_duration("1.5us")
@@ -441,7 +446,8 @@ class WorkloadConfig(Section):
     num: Count = Field(1_000_000, gt=0, lt=2**63, description="Key space size (db_bench --num).")
     key_size: Bytes = Field(16, gt=0, le=2**31)
     value_size: Bytes = Field(100, ge=0, le=2**31)
-    preload: bool = Field(False, description="Bulk-load `num` keys (fillrandom) before the phases.")
+    preload: bool = Field(False, description="Load `num` keys sequentially (db_bench fillseq, not measured) "
+                                             "before the phases.")
     phases: list[PhaseConfig] = []
 
     @model_validator(mode="after")

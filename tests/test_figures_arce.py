@@ -143,7 +143,8 @@ def test_sweeps_expand_at_every_scale(name, scale):
     for p in sw.points:
         c = p.config
         assert c.workload.num == num and c.workload.preload and c.workload.suite is not None
-        assert (c.workload.key_size, c.workload.value_size, c.lsm.write_buffer_size) == (24, 1000, 2 * 2**20)
+        buffer = 2 * 2**20 if scale == "paper" else 256 * 2**10  # see base.yaml: trees over buffers
+        assert (c.workload.key_size, c.workload.value_size, c.lsm.write_buffer_size) == (24, 1000, buffer)
         assert (c.machine.threads.flush, c.machine.threads.compaction, c.machine.cores) == (1, 1, 24)
         assert c.lsm.bloom_bits_per_key == 10
         if c.policy.name == "arce":

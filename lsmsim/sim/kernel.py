@@ -279,7 +279,8 @@ class Simulation:
             samples = imm.flush_samples()
             files = self.tree.build_files(samples, 0, None, self.env.now)
             out_bytes = sum(f.bytes for f in files)
-            job = self._new_job(kind="flush", io_class="flush", cpu=imm.entries * lsm.cpu.flush_per_entry,
+            job = self._new_job(kind="flush", io_class="flush",
+                                cpu=imm.entries * lsm.cpu.flush_per_entry + out_bytes * lsm.cpu.flush_per_byte,
                                 read_bytes=0.0, write_bytes=out_bytes, outputs=files, memtable=imm,
                                 entries_in=imm.entries, entries_out=sum(f.entries for f in files))
             self.jobs.append(job)
