@@ -35,8 +35,7 @@ def test_ecotune_beats_the_baselines_on_optane(quick):
     """Fig. 8's claim at the quick scale: EcoTune has the highest query throughput averaged over r at
     each core count, and the highest at every point with many long scans (r = 0.9). At r = 0.1 on 10
     cores Moose comes within a few percent of it at this small scale (1M keys), and since the CPU costs
-    were calibrated for 1 KB values it edges ahead there by 1.4%; at the default scale EcoTune leads
-    everywhere (see the closing notes)."""
+    were calibrated for 1 KB values it edges ahead there by 1.4%."""
     df = pd.read_csv(quick[0] / "figures" / "ecotune-fig8.csv")
     mean = df.groupby(["cores", "policy"]).queries_per_s.mean().reset_index()
     best = mean.loc[mean.groupby("cores").queries_per_s.idxmax()]

@@ -183,5 +183,33 @@ def test_moose_tiers_and_levels_per_level():
     c = p.pick(t)
     assert c.output_level == 1 and len(c.inputs) == 3 and c.target_run is None  # tiered L1: a new run
     t = tree_with({2: [[(0, 9999, 1000)]], 1: [[(0, 999, 300)]] * 2})
+    assert p.pick(t) is None                 # L1 is below its capacity (C_1 = B K_0 T_0)
+    p.flush_bytes_avg = t.runs_at(1)[0].bytes / 10  # B: L1's capacity is 12 B, it holds 20 B
     c = p.pick(t)
     assert c.output_level == 2 and {f.level for f in c.inputs} == {1, 2}  # leveled last level: merge in
+
+
+def test_moose_fills_the_active_run_of_a_tiered_level():
+    """Fluid LSM (Dostoevsky; ArceKV Table 1): a spill merges into the level's youngest run while that run
+    is below C_i / K_i, and starts a new run once it is full."""
+    p = policy(name="moose", size_ratios=[4, 4], runs_per_level=[3, 2, 1])
+    t = tree_with({1: [[(0, 999, 100)]], 0: [[(0, 999, 100)]] * 3})
+    p.flush_bytes_avg = t.runs_at(0)[0].bytes  # B = one flush; C_1 = 12 B in runs of 6 B
+    c = p.pick(t)
+    assert c.output_level == 1 and {f.level for f in c.inputs} == {0, 1}   # the 1 B active run absorbs it
+    t = tree_with({1: [[(0, 999, 700)]], 0: [[(0, 999, 100)]] * 3})     # the active run is 7 B: full
+    c = p.pick(t)
+    assert c.output_level == 1 and {f.level for f in c.inputs} == {0}
+
+
+def test_moose_as_arce_configures_it_keeps_k_runs_per_level():
+    """ArceKV §5's Moose (size ratios 40, 40, 41, 6 runs per level) after a random fill: no level above the
+    last holds more than 6 runs, and level 1's runs grow to about C_1 / K_1 = 40 flushes, not one spill."""
+    from lsmsim.api import run
+    res = run({"lsm": {"write_buffer_size": "64KiB"},
+               "policy": {"name": "moose", "size_ratios": [40, 40, 41], "runs_per_level": [6, 6, 6, 6]},
+               "workload": {"num": 60_000, "value_size": 100, "preset": "fillrandom"}})
+    s = res.summary
+    assert all(s.get(f"runs_L{i}", 0) <= 6 for i in range(3))
+    flush = res.compactions.query("kind == 'flush'").write_bytes.mean()
+    assert s["bytes_L1"] / max(s["runs_L1"], 1) > 12 * flush

@@ -2,9 +2,12 @@
 size ratio T_i and run limit K_i, which spans the design space from tiering (K_i = T_i) to leveling
 (K_i = 1) level by level.
 
-Level 0 receives flushes. Level i holds at most K_i runs and about B * T_0 * ... * T_{i-1} bytes
-(B = a flush); when it reaches either bound, all its runs merge into level i + 1: into its run when
-K_{i+1} = 1 (leveling), as a new run otherwise. The last level takes everything that reaches it.
+Level 0 receives flushes and spills into level 1 when it holds K_0 runs. Level i holds about
+C_i = B * K_0 * T_0 * ... * T_{i-1} bytes (B = a flush) in at most K_i runs of C_i / K_i each: a spill
+from above merges into the level's youngest ("active") run while that run is below C_i / K_i, and
+starts a new run otherwise (Dostoevsky's fluid LSM, which Moose generalises; ArceKV PVLDB'26 Table 1:
+capacities r_1 F, r_1 r_2 F, ..., runs per level, compaction on "fullness of a level"). A level whose
+bytes reach C_i spills all its runs into level i + 1. The last level takes everything that reaches it.
 """
 from __future__ import annotations
 
@@ -27,24 +30,32 @@ class Moose(Policy):
     def compaction_trigger_count(self) -> int:
         return self.options.runs_per_level[0]
 
+    def full(self, tree: Tree, i: int) -> bool:
+        runs = tree.runs_at(i)
+        if i == 0:
+            return len(runs) >= self.options.runs_per_level[0]
+        return sum(r.bytes for r in runs) >= self.capacity(i) * 1.0001 or len(runs) > self.options.runs_per_level[i]
+
     def pick(self, tree: Tree) -> Compaction | None:
         o = self.options
         last = len(o.runs_per_level) - 1
         for i in range(last):
             runs = tree.runs_at(i)
-            if not runs or not all(self.free(r.files) for r in runs):
-                continue
-            full = len(runs) >= o.runs_per_level[i] or sum(r.bytes for r in runs) >= self.capacity(i) * 1.0001
-            if not full:
+            if not runs or not all(self.free(r.files) for r in runs) or not self.full(tree, i):
                 continue
             inputs = [f for r in runs for f in r.files]
             nxt = i + 1
-            if o.runs_per_level[nxt] == 1 and tree.runs_at(nxt):
-                below = tree.files_at(nxt)
-                if not self.free(below):
-                    continue
-                inputs += below  # leveled next level: merge into its single run
-            return Compaction(inputs=inputs, output_level=nxt, target_file_size=o.target_file_size,
+            below = tree.runs_at(nxt)
+            if o.runs_per_level[nxt] == 1:
+                absorb = below  # leveled next level: merge into its single run
+            else:  # fluid: merge into the active run while it is below its share of the level
+                active = below[0] if below else None
+                absorb = [active] if active is not None and active.bytes < self.capacity(nxt) / o.runs_per_level[nxt] \
+                    else []
+            files = [f for r in absorb for f in r.files]
+            if not self.free(files):
+                continue
+            return Compaction(inputs=inputs + files, output_level=nxt, target_file_size=o.target_file_size,
                               start_level=i, reason=f"L{i} full ({len(runs)} runs)",
                               io_class="compaction_l0" if i == 0 else "compaction")
         return None
