@@ -71,7 +71,7 @@ class Recorder:
         self._last = None
         self._interval_hist = LatencyHistogram()  # all operations since the last sample (ARCE Fig. 8)
         self.phases: list[dict] = []            # one row per finished phase
-        self._phase_start = None                 # (name, time, ops) when the current phase began
+        self._phase_start = None                 # (name, time, ops, measure) of the current phase
 
     # ------------------------------------------------------------------ during the run
     def latency_mass(self, op: str, latency: float, count: float) -> None:

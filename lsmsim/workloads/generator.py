@@ -41,8 +41,6 @@ def sampler_for(phase: PhaseConfig, num: int, seed: int = 0) -> KeySampler:
     params = {"zipfian": {"theta": k.theta}, "latest": {"theta": k.theta},
               "normal": {"mean": k.mean, "stddev": k.stddev}, "shuffled": {"seed": seed}}.get(k.distribution, {})
     hot = k.hot_keys
-    if hot is not None and hot > num:
-        raise ValueError(f"keys.hot_keys ({hot}) must not exceed the key space workload.num ({num})")
     if hot is None or hot == num:
         return make_sampler(k.distribution, num, **params)
     return HotSetSampler(make_sampler(k.distribution, hot, **params), num)

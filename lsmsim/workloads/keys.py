@@ -585,6 +585,7 @@ class ShuffledSampler(KeySampler):
     def hot_fraction(self, fraction):
         return _check_fraction(fraction)
 
+
 class HotSetSampler(KeySampler):
     """Only `inner.num` hot keys, spread evenly over [0, num): the hot index h comes from `inner`
     (any distribution over [0, hot)) and maps to key h * (num // hot).

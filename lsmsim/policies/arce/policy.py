@@ -75,12 +75,13 @@ class Arce(Policy):
         self.updates = 0.0                # all updates so far (count windows of the Eq. 5 check)
         self.search_iterations = 0        # simulated compaction decisions in FindBestParams (background cost)
         self.log: list[dict] = []         # one row per finished compaction: estimated and actual windows
-        self._cache = None                # (key, None): the last decision to start nothing
+        self._cache = None                # tree version, reports, idle workers when nothing scored > 0
 
     def attach(self, sim) -> None:
         self.sim = sim
         o = self.options
-        self.selector = ParamSelector(self._cost_template(), d=o.reselect_d, max_iter=o.max_iter,
+        self._template = self._cost_template()
+        self.selector = ParamSelector(self._template, d=o.reselect_d, max_iter=o.max_iter,
                                       parallel=o.parallel_search)
 
     # ------------------------------------------------------------------ workload statistics (Sec. 4)
@@ -109,7 +110,7 @@ class Arce(Policy):
         return w.key_size + w.value_size + lsm.memtable_entry_overhead
 
     def _threads(self) -> int:
-        return max(1, sum(g.base_threads for g in self.sim.groups if not g.open) or 1)
+        return max(1, sum(g.base_threads for g in self.sim.groups if not g.open))
 
     def _cost_template(self) -> CostParams:
         lsm = self.sim.cfg.lsm
@@ -122,8 +123,7 @@ class Arce(Policy):
         lsm, w, cpu = sim.cfg.lsm, sim.cfg.workload, sim.cfg.lsm.cpu
         B = float(lsm.block_size)
         costs = sim.costs()
-        latency = getattr(sim, "read_latency", None) or sim.device.read_latency(0.0)
-        I_r = o.I_r or (1.0 - costs.hit_ratio) * latency + cpu.index_search + cpu.block_decode
+        I_r = o.I_r or (1.0 - costs.hit_ratio) * sim.read_latency + cpu.index_search + cpu.block_decode
         per_update = costs.write.cpu + (sim.device.seconds(0.0, w.key_size + w.value_size, 0.0) if lsm.wal else 0.0)
         I_w = o.I_w or per_update * B / self._entry_bytes()
         if o.compaction_block_time is not None:
@@ -137,7 +137,7 @@ class Arce(Policy):
 
     def cost_params(self) -> CostParams:
         I_r, I_w, rw = self.profile()
-        t = self._cost_template()
+        t = self._template
         return CostParams(I_r=I_r * US, I_w=I_w * US, F=t.F, E=t.E, B=t.B, alpha=t.alpha, threads=self._threads(),
                           phi=t.phi, compaction_block=rw * US)
 
