@@ -24,6 +24,7 @@ the cache, is reported separately).
    their mean wall time, and FindBestParams runs. Scoring must stay a small part of a simulation.
 It prints figures; it is not a test.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,50 +35,47 @@ from pathlib import Path
 
 import numba
 import numpy as np
-from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lsmsim.policies.arce.model import (ArceParams, CostParams, TreeState, Workload, _best_index_nb,  # noqa: E402
-                                        _enumerate_nb, _scalars, _score_nb, alpha_from_bits_per_key,
-                                        best_compaction, best_compaction_frontier, best_compaction_reference,
-                                        count_candidates)
-from lsmsim.policies.arce.search import (find_best_params, grid_objectives, param_grid,  # noqa: E402
-                                         simulate_reference)
+from lsmsim.policies.arce._kernels import _score_all_repeat_nb  # noqa: E402
+from lsmsim.policies.arce.candidates import count_candidates  # noqa: E402
+from lsmsim.policies.arce.cost import ArceParams, CostParams, Workload, alpha_from_bits_per_key, model_consts  # noqa: E402
+from lsmsim.policies.arce.reference import best_compaction_reference, simulate_reference  # noqa: E402
+from lsmsim.policies.arce.score import best_compaction, best_compaction_frontier, mck  # noqa: E402
+from lsmsim.policies.arce.search import find_best_params, grid_objectives, param_grid  # noqa: E402
+from lsmsim.policies.arce.state import TreeState  # noqa: E402
 
 MiB = 1024.0 * 1024.0
 MIXES = {  # Table 2: range, update, point (%)
-    "A": (98, 1, 1), "B": (1, 98, 1), "C": (1, 1, 98), "D": (49, 2, 49), "E": (2, 49, 49),
-    "F": (49, 49, 2), "G": (40, 40, 20), "H": (40, 20, 40), "I": (20, 40, 40), "J": (33, 33, 33),
+    "A": (98, 1, 1),
+    "B": (1, 98, 1),
+    "C": (1, 1, 98),
+    "D": (49, 2, 49),
+    "E": (2, 49, 49),
+    "F": (49, 49, 2),
+    "G": (40, 40, 20),
+    "H": (40, 20, 40),
+    "I": (20, 40, 40),
+    "J": (33, 33, 33),
 }
 
 
 def paper_tree() -> TreeState:
     rng = np.random.default_rng(1)
-    sizes = np.concatenate([np.full(8, 2 * MiB), rng.uniform(10, 60, 8) * MiB, rng.uniform(200, 800, 8) * MiB,
-                            rng.uniform(2048, 8192, 6) * MiB])
+    sizes = np.concatenate(
+        [
+            np.full(8, 2 * MiB),
+            rng.uniform(10, 60, 8) * MiB,
+            rng.uniform(200, 800, 8) * MiB,
+            rng.uniform(2048, 8192, 6) * MiB,
+        ]
+    )
     levels = [0] * 8 + [1] * 8 + [2] * 8 + [3] * 6
     return TreeState(sizes, levels, num_levels=4)
 
 
 PAPER_COST = CostParams(I_r=12.0, I_w=15.0, F=2 * MiB, E=1024.0, B=4096.0, alpha=alpha_from_bits_per_key(10))
-
-
-@njit(cache=True)
-def _score_all_loop(n_rep, counts, sizes, span, M, c, k, r, u, p, Ir, Iw, B, alpha, flush_w, g):
-    """n_rep times: enumerate the candidates, score them all, pick the best (allocations included)."""
-    acc = 0
-    for _ in range(n_rep):
-        nc = _enumerate_nb(counts, span, np.empty((0, 4), dtype=np.int64), False)
-        cands = np.empty((nc, 4), dtype=np.int64)
-        _enumerate_nb(counts, span, cands, True)
-        X = np.empty(nc)
-        Y = np.empty(nc, dtype=np.int64)
-        T = np.empty(nc, dtype=np.int64)
-        E = np.empty(nc)
-        _score_nb(sizes, cands, sizes.size, M, c, k, r, u, p, Ir, Iw, B, alpha, flush_w, g, 1, 0.0, X, Y, T, E)
-        acc += _best_index_nb(X, Y, E)
-    return acc
 
 
 def best_time(fn, repeat, number=1, cpu=False):
@@ -95,45 +93,52 @@ def best_time(fn, repeat, number=1, cpu=False):
 
 def bench_scoring(st, w, cost, repeat) -> int:
     pr = ArceParams(20.0, 60, 6.0)
-    r, u, p, Ir, Iw, B, alpha, flush_w, g = _scalars(w, cost)
-    args = (st.level_counts(), st.size, int(cost.p3_min_span), pr.M, int(pr.c), pr.k, r, u, p, Ir, Iw, B, alpha,
-            flush_w, g)
+    args = (st.level_counts(), st.size, model_consts(w, cost), mck(pr))
     t = time.perf_counter()
-    _score_all_loop(1, *args)
+    _score_all_repeat_nb(1, *args)
     best_compaction(st, w, cost, pr)
     best_compaction_frontier(st, w, cost, pr)
     print(f"  (first calls, compile or cache load: {1e3 * (time.perf_counter() - t):.0f} ms)")
     n_rep = 20000
-    kern = best_time(lambda: _score_all_loop(n_rep, *args), repeat) / n_rep
+    kern = best_time(lambda: _score_all_repeat_nb(n_rep, *args), repeat) / n_rep
     api = best_time(lambda: best_compaction(st, w, cost, pr), repeat, 2000)
     front = best_time(lambda: best_compaction_frontier(st, w, cost, pr), repeat, 2000)
     ref = best_time(lambda: best_compaction_reference(st, w, cost, pr), max(1, repeat // 2), 3)
     a, b = best_compaction(st, w, cost, pr), best_compaction_reference(st, w, cost, pr)
-    key = (lambda ch: None if ch is None else (ch.runs, ch.target_level, ch.t))
+    key = lambda ch: None if ch is None else (ch.runs, ch.target_level, ch.t)
     if key(a) != key(b):
         print(f"MISMATCH best compaction: numba {a} reference {b}")
         return 1
-    desc = "none" if a is None else \
-        f"pattern {a.pattern}, runs {a.first_run}..{a.last_run} -> L{a.target_level}, y = {a.y}, t = {a.t}"
+    desc = (
+        "none"
+        if a is None
+        else f"pattern {a.pattern}, runs {a.first_run}..{a.last_run} -> L{a.target_level}, y = {a.y}, t = {a.t}"
+    )
     print(f"  {count_candidates(st, cost.p3_min_span)} candidates, best: {desc}")
     print(f"  {'kernel (enumerate + score all + pick)':<42}{1e6 * kern:>10.2f} us   goal <= 30 us")
     print(f"  {'best_compaction() Python API call':<42}{1e6 * api:>10.2f} us")
     print(f"  {'pruned chooser (FindBestParams step)':<42}{1e6 * front:>10.2f} us")
-    print(f"  {'plain-Python reference':<42}{1e6 * ref:>10.1f} us   speed-up {ref / kern:.0f}x (kernel), "
-          f"{ref / api:.0f}x (API)")
+    print(
+        f"  {'plain-Python reference':<42}{1e6 * ref:>10.1f} us   speed-up {ref / kern:.0f}x (kernel), "
+        f"{ref / api:.0f}x (API)"
+    )
     return 0
 
 
 def bench_find_best_params(st, mixes, cost, repeat, ref_tuples, max_iter) -> int:
-    print(f"  {'mix':<4}{'tuples':>7}  {'best (M, c, k)':<18}{'objective':>10}{'prange ms':>11}{'(cpu ms)':>10}"
-          f"{'serial ms':>11}{'ref s (est.)':>14}{'speed-up':>10}")
+    print(
+        f"  {'mix':<4}{'tuples':>7}  {'best (M, c, k)':<18}{'objective':>10}{'prange ms':>11}{'(cpu ms)':>10}"
+        f"{'serial ms':>11}{'ref s (est.)':>14}{'speed-up':>10}"
+    )
     rc = 0
     for name in mixes:
         w = Workload.from_mix(*MIXES[name], cost)
         Ms, Cs, Ks = param_grid(st, w, cost)
-        find_best_params(st, w, cost, max_iter=max_iter)                      # compile / load the cache
-        par, par_cpu = best_time(lambda: find_best_params(st, w, cost, max_iter=max_iter), repeat, cpu=True)
-        ser = best_time(lambda: find_best_params(st, w, cost, max_iter=max_iter, parallel=False), max(1, repeat // 2))
+        find_best_params(st, w, cost, max_iter=max_iter)  # compile / load the cache
+        par, par_cpu = best_time(lambda w=w: find_best_params(st, w, cost, max_iter=max_iter), repeat, cpu=True)
+        ser = best_time(
+            lambda w=w: find_best_params(st, w, cost, max_iter=max_iter, parallel=False), max(1, repeat // 2)
+        )
         best = find_best_params(st, w, cost, max_iter=max_iter)
         _, _, _, obj = grid_objectives(st, w, cost, max_iter=max_iter, grid=(Ms, Cs, Ks))
         idx = np.unique(np.linspace(0, Ms.size - 1, max(1, ref_tuples)).round().astype(int))
@@ -145,26 +150,38 @@ def bench_find_best_params(st, mixes, cost, repeat, ref_tuples, max_iter) -> int
                 rc = 1
         ref_total = (time.perf_counter() - t) / idx.size * Ms.size
         mck = f"({best.M:g}, {best.c}, {best.k:g})"
-        print(f"  {name:<4}{Ms.size:>7}  {mck:<18}{best.objective:>10.3f}{1e3 * par:>11.1f}{1e3 * par_cpu:>10.1f}"
-              f"{1e3 * ser:>11.1f}{ref_total:>14.0f}{ref_total / par:>9.0f}x", flush=True)
+        print(
+            f"  {name:<4}{Ms.size:>7}  {mck:<18}{best.objective:>10.3f}{1e3 * par:>11.1f}{1e3 * par_cpu:>10.1f}"
+            f"{1e3 * ser:>11.1f}{ref_total:>14.0f}{ref_total / par:>9.0f}x",
+            flush=True,
+        )
     return rc
 
 
 SIM_CFG = {
-    "name": "arce-bench", "seed": 1,
+    "name": "arce-bench",
+    "seed": 1,
     "machine": {"cores": 24, "threads": {"flush": 1, "compaction": 1}},
     "device": {"preset": "samsung-pm9a3-960gb"},
     "lsm": {"write_buffer_size": "2MiB", "bloom_bits_per_key": 10, "entries_per_sample": 4},
-    "workload": {"num": 200_000, "key_size": "24B", "value_size": "1000B", "preload": True,
-                 "suite": {"name": "arce-III", "operations": 400_000}},
+    "workload": {
+        "num": 200_000,
+        "key_size": "24B",
+        "value_size": "1000B",
+        "preload": True,
+        "suite": {"name": "arce-III", "operations": 400_000},
+    },
 }
-POLICIES = {"ARCE": {"name": "arce", "num_levels": 4, "stats_operations": 10_000},
-            "1-Leveling": {"name": "leveled", "max_bytes_for_level_base": "8MiB", "target_file_size_base": "2MiB"}}
+POLICIES = {
+    "ARCE": {"name": "arce", "num_levels": 4, "stats_operations": 10_000},
+    "1-Leveling": {"name": "leveled", "max_bytes_for_level_base": "8MiB", "target_file_size_base": "2MiB"},
+}
 
 
 def bench_simulation() -> None:
     from lsmsim.api import run
     from lsmsim.policies.arce.policy import Arce
+
     calls = []
     pick = Arce.pick
 
@@ -173,10 +190,16 @@ def bench_simulation() -> None:
         out = pick(self, tree)
         calls.append(time.perf_counter() - t)
         return out
+
     Arce.pick = timed
     try:
-        run({**SIM_CFG, "policy": POLICIES["ARCE"], "workload": {**SIM_CFG["workload"], "num": 2000,
-                                                                   "suite": {"name": "arce-III", "operations": 2000}}})
+        run(
+            {
+                **SIM_CFG,
+                "policy": POLICIES["ARCE"],
+                "workload": {**SIM_CFG["workload"], "num": 2000, "suite": {"name": "arce-III", "operations": 2000}},
+            }
+        )
         print(f"  {'policy':<12}{'run s':>8}{'ops/s':>10}{'decisions':>11}{'mean ms':>9}{'share':>7}{'searches':>10}")
         for name, pol in POLICIES.items():
             calls.clear()
@@ -186,8 +209,11 @@ def bench_simulation() -> None:
             s = res.summary
             n = len(calls)
             mean = 1e3 * sum(calls) / n if n else float("nan")
-            print(f"  {name:<12}{wall:>8.1f}{s['throughput_ops_per_s']:>10.0f}{n:>11}{mean:>9.2f}"
-                  f"{sum(calls) / wall:>7.0%}{s.get('policy_reselections', 0):>10}", flush=True)
+            print(
+                f"  {name:<12}{wall:>8.1f}{s['throughput_ops_per_s']:>10.0f}{n:>11}{mean:>9.2f}"
+                f"{sum(calls) / wall:>7.0%}{s.get('policy_reselections', 0):>10}",
+                flush=True,
+            )
     finally:
         Arce.pick = pick
 
@@ -204,9 +230,11 @@ def main() -> int:
     if a.threads:
         numba.set_num_threads(a.threads)
     st, cost = paper_tree(), PAPER_COST
-    print(f"tree: {st.total_runs} runs {st.level_counts().tolist()}, {st.total_bytes / 2 ** 30:.1f} GiB; "
-          f"numba threads: {numba.get_num_threads()}; "
-          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    print(
+        f"tree: {st.total_runs} runs {st.level_counts().tolist()}, {st.total_bytes / 2**30:.1f} GiB; "
+        f"numba threads: {numba.get_num_threads()}; "
+        f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+    )
     print("1. score all candidates (workload J, (M, c, k) = (20, 60, 6))")
     rc = bench_scoring(st, Workload.from_mix(*MIXES["J"], cost), cost, a.repeat)
     print(f"2. FindBestParams, paper grid, MaxIterTime = {a.max_iter} (goal <= 150 ms on 2 cores for J)")

@@ -15,6 +15,7 @@ the write-amp of each: db_bench's `Sum` row W-Amp, which RocksDB computes as (fl
 bytes written) / flush bytes (internal_stats.cc), and the simulator's `write_amp_rocksdb`, the same
 quotient. Goal (issue 2): the simulator >= 20x faster, write-amp within 10%.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,10 +30,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "experiments" / "dbbench" / "fillrandom.yaml"
-FLAGS = ["--key_size=16", "--value_size=100", "--write_buffer_size=4194304",
-         "--max_bytes_for_level_base=16777216", "--max_bytes_for_level_multiplier=10",
-         "--target_file_size_base=4194304", "--level0_file_num_compaction_trigger=4",
-         "--compression_type=none"]
+FLAGS = [
+    "--key_size=16",
+    "--value_size=100",
+    "--write_buffer_size=4194304",
+    "--max_bytes_for_level_base=16777216",
+    "--max_bytes_for_level_multiplier=10",
+    "--target_file_size_base=4194304",
+    "--level0_file_num_compaction_trigger=4",
+    "--compression_type=none",
+]
 
 
 def run_dbbench(binary: str, num: int) -> dict:
@@ -55,17 +62,25 @@ def run_simulator(num: int) -> dict:
     warm-up run), and the whole `lsmsim run` command in a fresh interpreter."""
     import lsmsim
     from lsmsim.sim.kernel import Simulation
+
     cfg = lsmsim.load_config(CONFIG, [f"workload.num={num}"])
     Simulation(cfg).run()  # warm-up: loads numba's cached machine code
     t0 = time.perf_counter()
     res = Simulation(cfg).run()
     warm = time.perf_counter() - t0
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "lsmsim.cli", "run", str(CONFIG), "-q", "--set", f"workload.num={num}"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "lsmsim.cli", "run", str(CONFIG), "-q", "--set", f"workload.num={num}"],
+        check=True,
+        capture_output=True,
+    )
     cli = time.perf_counter() - t0
-    return {"wall_s": warm, "cli_wall_s": cli, "w_amp": res.summary["write_amp_rocksdb"],
-            "sim_time_s": res.summary["sim_time_s"]}
+    return {
+        "wall_s": warm,
+        "cli_wall_s": cli,
+        "w_amp": res.summary["write_amp_rocksdb"],
+        "sim_time_s": res.summary["sim_time_s"],
+    }
 
 
 def main() -> int:
@@ -77,20 +92,31 @@ def main() -> int:
     binary = None if a.no_dbbench else shutil.which("db_bench")
     sims = [run_simulator(a.num) for _ in range(a.repeat)]
     sim = {k: statistics.median(s[k] for s in sims) for k in sims[0]}
-    print(f"simulator: run {sim['wall_s']:.3f} s (median of {a.repeat}; whole `lsmsim run` command "
-          f"{sim['cli_wall_s']:.2f} s), W-Amp {sim['w_amp']:.3f}, simulated {sim['sim_time_s']:.2f} s of RocksDB time")
+    print(
+        f"simulator: run {sim['wall_s']:.3f} s (median of {a.repeat}; whole `lsmsim run` command "
+        f"{sim['cli_wall_s']:.2f} s), W-Amp {sim['w_amp']:.3f}, simulated {sim['sim_time_s']:.2f} s of RocksDB time"
+    )
     if binary is None:
-        print("db_bench skipped (--no-dbbench)" if a.no_dbbench
-              else "db_bench not found (Debian package rocksdb-tools): no comparison")
+        print(
+            "db_bench skipped (--no-dbbench)"
+            if a.no_dbbench
+            else "db_bench not found (Debian package rocksdb-tools): no comparison"
+        )
         return 0
     dbs = [run_dbbench(binary, a.num) for _ in range(a.repeat)]
     db = {k: statistics.median(d[k] for d in dbs) for k in dbs[0]}
-    print(f"db_bench:  wall {db['wall_s']:.2f} s (median of {a.repeat}: "
-          + ", ".join(f"{d['wall_s']:.2f}" for d in dbs) + f"), W-Amp {db['w_amp']:.2f} ("
-          + ", ".join(f"{d['w_amp']:.1f}" for d in dbs) + f"), {db['micros_per_op']:.2f} micros/op")
+    print(
+        f"db_bench:  wall {db['wall_s']:.2f} s (median of {a.repeat}: "
+        + ", ".join(f"{d['wall_s']:.2f}" for d in dbs)
+        + f"), W-Amp {db['w_amp']:.2f} ("
+        + ", ".join(f"{d['w_amp']:.1f}" for d in dbs)
+        + f"), {db['micros_per_op']:.2f} micros/op"
+    )
     err = (sim["w_amp"] - db["w_amp"]) / db["w_amp"]
-    print(f"speed-up: {db['wall_s'] / sim['wall_s']:.1f}x (run), {db['wall_s'] / sim['cli_wall_s']:.1f}x "
-          f"(whole command)   [goal: >= 20x]")
+    print(
+        f"speed-up: {db['wall_s'] / sim['wall_s']:.1f}x (run), {db['wall_s'] / sim['cli_wall_s']:.1f}x "
+        f"(whole command)   [goal: >= 20x]"
+    )
     print(f"write-amp error: {100 * err:+.1f}%   [goal: within 10%]")
     return 0
 

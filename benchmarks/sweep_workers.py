@@ -9,6 +9,7 @@ Goal (issue 5): two workers at least 1.8x faster than one. It prints figures; it
 It first measures what the machine allows: the speed-up of two plain CPU-bound processes over
 one (on a VM whose two vCPUs share a physical core this is near 1x, and no sweep can beat it).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,6 +37,7 @@ def machine_speedup(n: int = 20_000_000) -> float:
     """Two CPU-bound processes doing `n` additions each, against one doing it twice (process
     start-up excluded: both start on a shared event once running)."""
     import multiprocessing as mp
+
     ctx = mp.get_context("spawn")
     t = time.perf_counter()
     _burn(n)
@@ -60,9 +62,13 @@ def main() -> int:
     ap.add_argument("--num", default="6M")
     ap.add_argument("--dask", action="store_true", help="also time the Dask executor with 2 workers")
     a = ap.parse_args()
-    spec = {"name": "bench", "seed": 1, "machine": {"cores": 2},
-            "workload": {"num": a.num, "phases": [{"name": "load", "operations": a.num, "mix": {"insert": 1.0}}]},
-            "sweep": {"seeds": a.points}}
+    spec = {
+        "name": "bench",
+        "seed": 1,
+        "machine": {"cores": 2},
+        "workload": {"num": a.num, "phases": [{"name": "load", "operations": a.num, "mix": {"insert": 1.0}}]},
+        "sweep": {"seeds": a.points},
+    }
     print(f"machine: two CPU-bound processes run {machine_speedup():.2f}x as fast as one", flush=True)
     sweep = load_sweep(spec)
     runs = [("local", 1), ("local", 2)] + ([("dask", 2)] if a.dask else [])
@@ -73,7 +79,10 @@ def main() -> int:
             done = run_sweep(sweep, out=out, jobs=jobs, executor=executor, progress=False)
             times[(executor, jobs)] = s = time.perf_counter() - t
             assert done.failed == 0 and done.ran == a.points
-        print(f"{executor:5s} -j {jobs}: {a.points} points in {s:6.1f} s  ({60 * a.points / s:5.1f} points/min)", flush=True)
+        print(
+            f"{executor:5s} -j {jobs}: {a.points} points in {s:6.1f} s  ({60 * a.points / s:5.1f} points/min)",
+            flush=True,
+        )
     base = times[("local", 1)]
     for key, s in times.items():
         if key != ("local", 1):

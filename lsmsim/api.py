@@ -1,10 +1,12 @@
 """What notebooks and the CLI call: `load_config`, `run`, `sweep` and `load_results`."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 from .config import Config, load_config
 from .result import Result
+from .sim import simulate
 
 
 class _Progress:
@@ -15,22 +17,21 @@ class _Progress:
             from tqdm.auto import tqdm
         else:  # tqdm.auto warns in Jupyter without ipywidgets even for a disabled bar
             from tqdm import tqdm
-        self.bar = tqdm(total=1.0, disable=not enabled, unit="run", leave=False, mininterval=0.5,
-                        bar_format="{desc}: {percentage:3.0f}%|{bar}| sim {postfix}")
+        self.bar = tqdm(
+            total=1.0,
+            disable=not enabled,
+            unit="run",
+            leave=False,
+            mininterval=0.5,
+            bar_format="{desc}: {percentage:3.0f}%|{bar}| sim {postfix}",
+        )
         self._last = 0.0
 
     def set_description(self, text: str) -> None:
         self.bar.set_description_str(text)
 
     def update_to(self, sim) -> None:
-        phases = sim.phases
-        done = min(sim.phase_index, len(phases))
-        frac = done / len(phases)
-        p = sim.phase
-        if p is not None and p.operations:
-            frac += min(1.0, sim.phase_ops / p.operations) / len(phases)
-        elif p is not None and p.duration:
-            frac += min(1.0, (sim.env.now - sim.phase_start) / p.duration) / len(phases)
+        frac = sim.cursor.fraction(sim.env.now)
         if frac - self._last >= 0.005 or frac >= 1:
             self.bar.n = round(frac, 3)
             self.bar.set_postfix_str(f"{sim.env.now:.1f}s {sim.tree.describe()}", refresh=False)
@@ -41,15 +42,15 @@ class _Progress:
         self.bar.close()
 
 
-def run(config: str | Path | dict | Config, overrides: list[str] = (), out: str | Path | None = None,
-        progress: bool = False) -> Result:
+def run(
+    config: str | Path | dict | Config, overrides: list[str] = (), out: str | Path | None = None, progress: bool = False
+) -> Result:
     """Run one simulation. `config` is a YAML path, a dict or a `Config`; `overrides` are
     `path=value` strings like the CLI's --set; with `out`, results are saved there."""
-    from .sim.kernel import Simulation
     cfg = load_config(config, list(overrides))
     bar = _Progress(cfg, progress)
     try:
-        result = Simulation(cfg, progress=bar).run()
+        result = simulate(cfg, progress=bar)
     finally:
         bar.close()
     if out is not None:
@@ -58,13 +59,20 @@ def run(config: str | Path | dict | Config, overrides: list[str] = (), out: str 
     return result
 
 
-def sweep(spec: str | Path | dict, scale: str | None = None, out: str | Path | None = None,
-          jobs: int | None = None, executor: str = "local", scheduler: str | None = None,
-          progress: bool = False):
+def sweep(
+    spec: str | Path | dict,
+    scale: str | None = None,
+    out: str | Path | None = None,
+    jobs: int | None = None,
+    executor: str = "local",
+    scheduler: str | None = None,
+    progress: bool = False,
+):
     """Run a sweep YAML (or dict with a `sweep:` section); finished points are skipped. Returns
     `SweepResults` (`.table` has one row per point). `executor`: local or dask; `jobs`: workers
     (default: all cores); `scheduler`: a Dask scheduler address (default: a LocalCluster)."""
     from .sweeps import SweepResults, load_sweep, run_sweep
+
     sw = load_sweep(spec, scale)
     done = run_sweep(sw, out=out, jobs=jobs, executor=executor, scheduler=scheduler, progress=progress)
     params = list(dict.fromkeys(k for p in sw.points for k in p.params))
@@ -76,8 +84,10 @@ def sweep(spec: str | Path | dict, scale: str | None = None, out: str | Path | N
 def load_results(root: str | Path):
     """The results of a sweep folder (results/<sweep>) as `SweepResults`."""
     from .sweeps import SweepResults
+
     if not Path(root).is_dir():
         from .errors import LsmsimError
+
         raise LsmsimError(f"{root}: no such results folder")
     return SweepResults(root)
 

@@ -1,4 +1,5 @@
 """The `lsmsim` command: parses arguments, calls the API, prints. No simulation logic here."""
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,10 @@ def _human_latency(v: float) -> str:
 def print_summary(result, file=sys.stdout) -> None:
     s = result.summary
     w = lambda *a: print(*a, file=file)  # noqa: E731
-    w(f"== {getattr(result.config, 'name', 'run')}: {s['sim_time_s']:.2f} simulated s "
-      f"({s['measured_time_s']:.2f} s measured)")
+    w(
+        f"== {getattr(result.config, 'name', 'run')}: {s['sim_time_s']:.2f} simulated s "
+        f"({s['measured_time_s']:.2f} s measured)"
+    )
     if not s.get("completed", True):
         w(f"   WARNING: sim.max_time ({result.config.sim.max_time:g} s) ended the run before its phases finished")
     w("throughput (ops/s)")
@@ -47,25 +50,41 @@ def print_summary(result, file=sys.stdout) -> None:
     if len(result.latency):
         w("latency        mean        p50        p99      p99.9")
         for _, r in result.latency.iterrows():
-            w(f"  {r['op']:<10}" + "".join(f"{_human_latency(r[c]):>11}" for c in ("mean_s", "p50_s", "p99_s", "p999_s")))
+            w(
+                f"  {r['op']:<10}"
+                + "".join(f"{_human_latency(r[c]):>11}" for c in ("mean_s", "p50_s", "p99_s", "p999_s"))
+            )
     w("amplification")
-    w(f"  write-amp        {s['write_amp']:.3f}  (flush {s['write_amp_flush']:.3f} + compaction "
-      f"{s['write_amp_compaction']:.3f}; RocksDB 'Sum' W-Amp {s['write_amp_rocksdb']:.3f})")
+    w(
+        f"  write-amp        {s['write_amp']:.3f}  (flush {s['write_amp_flush']:.3f} + compaction "
+        f"{s['write_amp_compaction']:.3f}; RocksDB 'Sum' W-Amp {s['write_amp_rocksdb']:.3f})"
+    )
     w(f"  space-amp        {s['space_amp']:.3f}  (peak {s['space_amp_peak']:.3f})")
     w("stalls and utilisation")
     w(f"  write stop       {s['stall_stop_s']:.2f} s, slowdown {s['stall_slowdown_s']:.2f} s")
-    w(f"  CPU              {100 * s['cpu_util']:.1f}%  (flush {100 * s['cpu_util_flush']:.1f}%, compaction "
-      f"{100 * s['cpu_util_compaction']:.1f}%, foreground {100 * s['cpu_util_foreground']:.1f}%)")
-    w(f"  device           {100 * s['device_util']:.1f}%  ({s['device_host_write_bytes'] / 2**30:.2f} GiB written, "
-      f"{s['device_host_read_bytes'] / 2**30:.2f} GiB read)")
+    w(
+        f"  CPU              {100 * s['cpu_util']:.1f}%  (flush {100 * s['cpu_util_flush']:.1f}%, compaction "
+        f"{100 * s['cpu_util_compaction']:.1f}%, foreground {100 * s['cpu_util_foreground']:.1f}%)"
+    )
+    w(
+        f"  device           {100 * s['device_util']:.1f}%  ({s['device_host_write_bytes'] / 2**30:.2f} GiB written, "
+        f"{s['device_host_read_bytes'] / 2**30:.2f} GiB read)"
+    )
     w(f"jobs: {s['flushes']} flushes, {s['compactions']} compactions, {s['trivial_moves']} trivial moves")
     levels = [k for k in s if k.startswith("files_L")]
-    w("final tree: " + ", ".join(f"L{k[7:]} {s['runs_L' + k[7:]]} runs/{s[k]} files/"
-                                 f"{s['bytes_L' + k[7:]] / 2**20:.1f} MiB" for k in levels if s[k]))
+    w(
+        "final tree: "
+        + ", ".join(
+            f"L{k[7:]} {s['runs_L' + k[7:]]} runs/{s[k]} files/{s['bytes_L' + k[7:]] / 2**20:.1f} MiB"
+            for k in levels
+            if s[k]
+        )
+    )
 
 
 def _cmd_run(args) -> int:
     from .api import run
+
     result = run(args.config, overrides=args.set or [], out=args.out, progress=not args.quiet and sys.stderr.isatty())
     if args.json:
         print(json.dumps(result.summary, indent=2, sort_keys=True))
@@ -79,8 +98,13 @@ def _cmd_run(args) -> int:
 def _table(rows: list[dict], cols: list[tuple[str, str, str]]) -> str:
     """Rows as an aligned text table; cols are (key, header, format)."""
     head = [h for _, h, _ in cols]
-    body = [[("-" if r.get(k) is None or (isinstance(r.get(k), float) and math.isnan(r[k])) else format(r[k], f))
-             for k, _, f in cols] for r in rows]
+    body = [
+        [
+            ("-" if r.get(k) is None or (isinstance(r.get(k), float) and math.isnan(r[k])) else format(r[k], f))
+            for k, _, f in cols
+        ]
+        for r in rows
+    ]
     widths = [max(len(x) for x in col) for col in zip(head, *body)]
     line = lambda cells: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))  # noqa: E731
     return "\n".join([line(head)] + [line(b) for b in body])
@@ -98,26 +122,44 @@ def _comparison(rows: list[dict]) -> str:
         for p in ("p50", "p99"):
             r[f"{p}_m"], r[f"{p}_s"] = r[f"{p}_measured"] * 1e6, r[f"{p}_model"] * 1e6
             r[f"{p}_err"] = _err(r[f"{p}_model"], r[f"{p}_measured"])
-    return _table(rows, [("job", "job", "s"), ("direction", "dir", "s"), ("qd", "qd", "d"),
-                         ("bw_mb_m", "MB/s fio", ".1f"), ("bw_mb_s", "MB/s model", ".1f"), ("bw_err", "err%", "+.1f"),
-                         ("iops_measured", "IOPS fio", ",.0f"), ("iops_model", "IOPS model", ",.0f"),
-                         ("iops_err", "err%", "+.1f"),
-                         ("p50_m", "p50us fio", ".1f"), ("p50_s", "p50us model", ".1f"), ("p50_err", "err%", "+.1f"),
-                         ("p99_m", "p99us fio", ".1f"), ("p99_s", "p99us model", ".1f"), ("p99_err", "err%", "+.1f")])
+    return _table(
+        rows,
+        [
+            ("job", "job", "s"),
+            ("direction", "dir", "s"),
+            ("qd", "qd", "d"),
+            ("bw_mb_m", "MB/s fio", ".1f"),
+            ("bw_mb_s", "MB/s model", ".1f"),
+            ("bw_err", "err%", "+.1f"),
+            ("iops_measured", "IOPS fio", ",.0f"),
+            ("iops_model", "IOPS model", ",.0f"),
+            ("iops_err", "err%", "+.1f"),
+            ("p50_m", "p50us fio", ".1f"),
+            ("p50_s", "p50us model", ".1f"),
+            ("p50_err", "err%", "+.1f"),
+            ("p99_m", "p99us fio", ".1f"),
+            ("p99_s", "p99us model", ".1f"),
+            ("p99_err", "err%", "+.1f"),
+        ],
+    )
 
 
 def _cmd_ssd_calibrate(args) -> int:
     import yaml
 
-    from .result import atomic_write
+    from .atomic import atomic_write
     from .ssd.calibrate import fit
     from .ssd.fio import load_result
+
     results = [r for path in args.traces for r in load_result(path)]
     results = [r for r in results if r.directions and r.name not in args.exclude]
     profile, rows = fit(results)
-    dev = profile.to_device(source=f"lsmsim ssd calibrate from {len(results)} fio jobs: "
-                                   + ", ".join(r.name for r in results), capacity=args.capacity)
+    dev = profile.to_device(
+        source=f"lsmsim ssd calibrate from {len(results)} fio jobs: " + ", ".join(r.name for r in results),
+        capacity=args.capacity,
+    )
     from pathlib import Path
+
     atomic_write(Path(args.output), lambda p: Path(p).write_text(yaml.safe_dump(dev, sort_keys=False)))
     print(f"fitted {len(results)} fio jobs; profile written to {args.output}")
     print(_comparison(rows))
@@ -129,6 +171,7 @@ def _cmd_ssd_replay(args) -> int:
 
     from .ssd.calibrate import compare, load_profile, replay
     from .ssd.fio import load_result, parse_jobfile
+
     profile = load_profile(args.profile)
     specs = parse_jobfile(args.jobfile)
     measured = args.measured or [p for p in _trace_candidates(Path(args.jobfile)) if p.is_file()]
@@ -144,8 +187,20 @@ def _cmd_ssd_replay(args) -> int:
         for r in rows:
             r["bw_mb"] = r["bw_model"] / 1e6
             r["p50_us"], r["p99_us"] = r["p50_model"] * 1e6, r["p99_model"] * 1e6
-        print(_table(rows, [("job", "job", "s"), ("direction", "dir", "s"), ("qd", "qd", "d"), ("bw_mb", "MB/s", ".1f"),
-                            ("iops_model", "IOPS", ",.0f"), ("p50_us", "p50 us", ".1f"), ("p99_us", "p99 us", ".1f")]))
+        print(
+            _table(
+                rows,
+                [
+                    ("job", "job", "s"),
+                    ("direction", "dir", "s"),
+                    ("qd", "qd", "d"),
+                    ("bw_mb", "MB/s", ".1f"),
+                    ("iops_model", "IOPS", ",.0f"),
+                    ("p50_us", "p50 us", ".1f"),
+                    ("p99_us", "p99 us", ".1f"),
+                ],
+            )
+        )
     return 0
 
 
@@ -157,21 +212,28 @@ def _trace_candidates(jobfile):
 def _cmd_sweep(args) -> int:
     from .sweeps import load_sweep, run_sweep
     from .sweeps.runner import default_out
+
     sw = load_sweep(args.file, args.scale)
     if args.dry_run:
         import pandas as pd
+
         with pd.option_context("display.max_rows", None, "display.width", 200, "display.max_colwidth", 60):
             print(f"{sw.name}: {len(sw.points)} points -> {args.out or default_out(sw)}/")
             print(sw.table().to_string(index=False))
         return 0
-    done = run_sweep(sw, out=args.out, jobs=args.jobs, executor=args.executor, scheduler=args.scheduler,
-                     progress=not args.quiet)
-    print(f"{sw.name}: {len(sw.points)} points, {done.ran} run, {done.skipped} already done, "
-          f"{done.failed} failed -> {done.store.root}/results.parquet")
+    done = run_sweep(
+        sw, out=args.out, jobs=args.jobs, executor=args.executor, scheduler=args.scheduler, progress=not args.quiet
+    )
+    print(
+        f"{sw.name}: {len(sw.points)} points, {done.ran} run, {done.skipped} already done, "
+        f"{done.failed} failed -> {done.store.root}/results.parquet"
+    )
     if done.failed:
         for _, row in done.table[done.table["status"] == "failed"].iterrows():
-            print(f"  failed {row['point_id']}: {row['error']}  (traceback: {done.store.failed}/{row['point_id']}.json)",
-                  file=sys.stderr)
+            print(
+                f"  failed {row['point_id']}: {row['error']}  (traceback: {done.store.failed}/{row['point_id']}.json)",
+                file=sys.stderr,
+            )
         return 1
     return 0
 
@@ -179,22 +241,38 @@ def _cmd_sweep(args) -> int:
 def _cmd_figures(args) -> int:
     from .figures import all_figures, make_figures
     from .figures.registry import experiments_dir
+
     if args.list:
         for fid, spec in all_figures().items():
             print(f"{fid:18s} {spec.title}  [{spec.paper}; experiments/{spec.sweep}]")
         return 0
     experiments_dir()  # fail early, with the hint, when the sweeps are not at hand
-    written = make_figures(args.only, out=args.out, scale=args.scale, results=args.results, jobs=args.jobs,
-                           executor=args.executor, scheduler=args.scheduler, progress=not args.quiet)
+    written = make_figures(
+        args.only,
+        out=args.out,
+        scale=args.scale,
+        results=args.results,
+        jobs=args.jobs,
+        executor=args.executor,
+        scheduler=args.scheduler,
+        progress=not args.quiet,
+    )
     print(f"{len(written) // 3} figure(s) written to {args.out}/")
     return 0
 
 
 def _cmd_validate(args) -> int:
     from .rocksdb.validate import validate
-    v = validate(args.config, overrides=args.set or [], out=args.out, db_dir=args.db_dir,
-                 sample_every=args.sample_every, driver=True if args.driver else None,
-                 match_rate=not args.own_rate)
+
+    v = validate(
+        args.config,
+        overrides=args.set or [],
+        out=args.out,
+        db_dir=args.db_dir,
+        sample_every=args.sample_every,
+        driver=True if args.driver else None,
+        match_rate=not args.own_rate,
+    )
     t = v.table
     print(f"{'metric':24s} {'RocksDB':>16s} {'lsmsim':>16s} {'error':>8s}")
     for _, r in t.iterrows():
@@ -211,6 +289,7 @@ def _cmd_validate(args) -> int:
 
 def _cmd_config(args) -> int:
     from .schema import json_schema, reference_markdown
+
     if args.schema:
         print(json.dumps(json_schema(), indent=2))
     else:
@@ -219,97 +298,158 @@ def _cmd_config(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="lsmsim", description="Simulate LSM-tree compaction on modeled CPUs and SSDs.",
-                                epilog=_EPILOG)
+    p = argparse.ArgumentParser(
+        prog="lsmsim", description="Simulate LSM-tree compaction on modeled CPUs and SSDs.", epilog=_EPILOG
+    )
     p.add_argument("--version", action="version", version=f"lsmsim {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    r = sub.add_parser("run", help="run one experiment config and print its summary",
-                       description="Run one experiment YAML and print a summary table.", epilog=_EPILOG)
+    r = sub.add_parser(
+        "run",
+        help="run one experiment config and print its summary",
+        description="Run one experiment YAML and print a summary table.",
+        epilog=_EPILOG,
+    )
     r.add_argument("config", help="experiment YAML file")
-    r.add_argument("--set", action="append", metavar="PATH=VALUE",
-                   help="override a config field, e.g. --set lsm.write_buffer_size=64MiB (repeatable)")
+    r.add_argument(
+        "--set",
+        action="append",
+        metavar="PATH=VALUE",
+        help="override a config field, e.g. --set lsm.write_buffer_size=64MiB (repeatable)",
+    )
     r.add_argument("-o", "--out", metavar="DIR", help="write summary.json, Parquet tables, config and a tree plot here")
     r.add_argument("--json", action="store_true", help="print the summary as JSON")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     r.set_defaults(func=_cmd_run)
 
-    sw = sub.add_parser("sweep", help="run a sweep YAML (grid, zip, seeds, variants); resumes",
-                        description="Expand a sweep YAML (a config plus a `sweep:` section) into points, run the "
-                                    "ones not finished yet and write results/<sweep>/results.parquet (one row "
-                                    "per point) plus one folder per point. Exit 1 if a point failed.",
-                        epilog=_EPILOG)
+    sw = sub.add_parser(
+        "sweep",
+        help="run a sweep YAML (grid, zip, seeds, variants); resumes",
+        description="Expand a sweep YAML (a config plus a `sweep:` section) into points, run the "
+        "ones not finished yet and write results/<sweep>/results.parquet (one row "
+        "per point) plus one folder per point. Exit 1 if a point failed.",
+        epilog=_EPILOG,
+    )
     sw.add_argument("file", help="sweep YAML")
     sw.add_argument("--dry-run", action="store_true", help="list the points and exit")
     sw.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)")
-    sw.add_argument("--executor", choices=("local", "dask"), default="local",
-                    help="local processes, or Dask distributed (default: local)")
-    sw.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786 "
-                                                        "(default: a LocalCluster of --jobs workers)")
+    sw.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="local processes, or Dask distributed (default: local)",
+    )
+    sw.add_argument(
+        "--scheduler",
+        metavar="ADDR",
+        help="Dask scheduler address, e.g. tcp://host:8786 (default: a LocalCluster of --jobs workers)",
+    )
     sw.add_argument("--scale", help="a named scale of the sweep (its `scales:` section)")
     sw.add_argument("-o", "--out", metavar="DIR", help="results folder (default: results/<sweep name>)")
     sw.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     sw.set_defaults(func=_cmd_sweep)
 
-    fg = sub.add_parser("figures", help="regenerate paper figures and tables (PNG, PDF and CSV)",
-                        description="Run the sweeps behind registered paper figures (skipping finished points) "
-                                    "and write <id>.png, <id>.pdf and <id>.csv for each.", epilog=_EPILOG)
+    fg = sub.add_parser(
+        "figures",
+        help="regenerate paper figures and tables (PNG, PDF and CSV)",
+        description="Run the sweeps behind registered paper figures (skipping finished points) "
+        "and write <id>.png, <id>.pdf and <id>.csv for each.",
+        epilog=_EPILOG,
+    )
     fg.add_argument("--list", action="store_true", help="list the registered figures and exit")
     fg.add_argument("--only", nargs="+", metavar="ID", help="just these figures (see --list)")
     fg.add_argument("--out", default="figures", metavar="DIR", help="where the figures go (default: figures/)")
-    fg.add_argument("--scale", default="quick", choices=("quick", "default", "paper"),
-                    help="quick: minutes on 2 cores (CI); default: the sweeps as written; paper: the papers' "
-                         "setting (hours). Default: quick")
-    fg.add_argument("--results", default="results", metavar="DIR",
-                    help="sweep results go to DIR/<sweep>-<scale>/ (default: results/)")
+    fg.add_argument(
+        "--scale",
+        default="quick",
+        choices=("quick", "default", "paper"),
+        help="quick: minutes on 2 cores (CI); default: the sweeps as written; paper: the papers' "
+        "setting (hours). Default: quick",
+    )
+    fg.add_argument(
+        "--results",
+        default="results",
+        metavar="DIR",
+        help="sweep results go to DIR/<sweep>-<scale>/ (default: results/)",
+    )
     fg.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)")
     fg.add_argument("--executor", choices=("local", "dask"), default="local")
     fg.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address (default: a LocalCluster)")
     fg.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     fg.set_defaults(func=_cmd_figures)
 
-    va = sub.add_parser("validate", help="run a config on real RocksDB and on the simulator, side by side",
-                        description="Run the config's workload on real RocksDB 7.8 (Debian's librocksdb, through "
-                                    "the ctypes bridge) with the same options, and on the simulator; print "
-                                    "write-amp, flush and compaction bytes, compactions, files and bytes per "
-                                    "level, sorted runs, stalls and throughput with relative errors. leveled and "
-                                    "universal run on RocksDB's own pickers; other policies (tiering, lazy_leveling, "
-                                    "moose, full_leveling) through the policy driver: the lsmsim policy picks, "
-                                    "CompactFiles executes.", epilog=_EPILOG)
+    va = sub.add_parser(
+        "validate",
+        help="run a config on real RocksDB and on the simulator, side by side",
+        description="Run the config's workload on real RocksDB 7.8 (Debian's librocksdb, through "
+        "the ctypes bridge) with the same options, and on the simulator; print "
+        "write-amp, flush and compaction bytes, compactions, files and bytes per "
+        "level, sorted runs, stalls and throughput with relative errors. leveled and "
+        "universal run on RocksDB's own pickers; other policies (tiering, lazy_leveling, "
+        "moose, full_leveling) through the policy driver: the lsmsim policy picks, "
+        "CompactFiles executes.",
+        epilog=_EPILOG,
+    )
     va.add_argument("config", help="experiment YAML (see experiments/validation/)")
     va.add_argument("--set", action="append", metavar="PATH=VALUE", help="override a config field (repeatable)")
     va.add_argument("-o", "--out", metavar="DIR", help="save both runs (Parquet), the table and runs.png here")
     va.add_argument("--db-dir", metavar="DIR", help="where the temporary RocksDB goes (default: the system temp dir)")
-    va.add_argument("--sample-every", type=int, metavar="OPS", help="live-file samples every OPS operations "
-                                                                     "(default: 1%% of the operations)")
-    va.add_argument("--own-rate", action="store_true",
-                    help="let the simulator write at its own modeled speed (default: at the real client's rate)")
-    va.add_argument("--driver", action="store_true",
-                    help="run a leveled config through the policy driver too (lsmsim's picker on the real DB)")
+    va.add_argument(
+        "--sample-every",
+        type=int,
+        metavar="OPS",
+        help="live-file samples every OPS operations (default: 1%% of the operations)",
+    )
+    va.add_argument(
+        "--own-rate",
+        action="store_true",
+        help="let the simulator write at its own modeled speed (default: at the real client's rate)",
+    )
+    va.add_argument(
+        "--driver",
+        action="store_true",
+        help="run a leveled config through the policy driver too (lsmsim's picker on the real DB)",
+    )
     va.set_defaults(func=_cmd_validate)
 
-    cf = sub.add_parser("config", help="the config reference: every YAML field, its type and default",
-                        description="Print the configuration reference generated from the pydantic models "
-                                    "(Markdown, as docs/config-reference.md), or the JSON schema.")
+    cf = sub.add_parser(
+        "config",
+        help="the config reference: every YAML field, its type and default",
+        description="Print the configuration reference generated from the pydantic models "
+        "(Markdown, as docs/config-reference.md), or the JSON schema.",
+    )
     cf.add_argument("--schema", action="store_true", help="print the JSON schema instead")
     cf.add_argument("--reference", action="store_true", help="print the Markdown reference (the default)")
     cf.set_defaults(func=_cmd_config)
 
-    ssd = sub.add_parser("ssd", help="SSD model: fit it to fio traces, replay fio jobs on it",
-                         description="Calibrate the SSD timing model from fio results and replay fio jobs on it.")
+    ssd = sub.add_parser(
+        "ssd",
+        help="SSD model: fit it to fio traces, replay fio jobs on it",
+        description="Calibrate the SSD timing model from fio results and replay fio jobs on it.",
+    )
     ssd_sub = ssd.add_subparsers(dest="ssd_command", metavar="SUBCOMMAND")
-    c = ssd_sub.add_parser("calibrate", help="fit the timing model to fio json/json+ results",
-                           description="Fit the SSD timing model (lsmsim/ssd/timing.py) to fio results and "
-                                       "write a device profile usable as `device:` in a config.")
+    c = ssd_sub.add_parser(
+        "calibrate",
+        help="fit the timing model to fio json/json+ results",
+        description="Fit the SSD timing model (lsmsim/ssd/timing.py) to fio results and "
+        "write a device profile usable as `device:` in a config.",
+    )
     c.add_argument("traces", nargs="+", help="fio --output-format=json or json+ files")
     c.add_argument("-o", "--output", required=True, help="profile YAML to write")
-    c.add_argument("--capacity", type=units.parse_size, default=units.parse_size("256GB"),
-                   help="logical capacity to record in the profile (default 256GB)")
+    c.add_argument(
+        "--capacity",
+        type=units.parse_size,
+        default=units.parse_size("256GB"),
+        help="logical capacity to record in the profile (default 256GB)",
+    )
     c.add_argument("--exclude", nargs="*", default=["layout"], help="job names to leave out (default: layout)")
     c.set_defaults(func=_cmd_ssd_calibrate)
-    rp = ssd_sub.add_parser("replay", help="run a fio job file on the model, compare with fio's result",
-                            description="Predict a fio job file's bandwidth, IOPS and latency percentiles on a "
-                                        "device profile; with a fio result (--measured, or traces/<job>.json "
-                                        "beside the job file) print measured vs simulated with relative errors.")
+    rp = ssd_sub.add_parser(
+        "replay",
+        help="run a fio job file on the model, compare with fio's result",
+        description="Predict a fio job file's bandwidth, IOPS and latency percentiles on a "
+        "device profile; with a fio result (--measured, or traces/<job>.json "
+        "beside the job file) print measured vs simulated with relative errors.",
+    )
     rp.add_argument("profile", help="device profile YAML (from `lsmsim ssd calibrate` or a preset file)")
     rp.add_argument("jobfile", help="fio job file")
     rp.add_argument("--measured", nargs="*", help="fio json results of that job")
@@ -317,6 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
     ssd.set_defaults(func=lambda a: (ssd.print_help(), 2)[1])
 
     from .policies.ecotune import solve_cli
+
     eco = solve_cli.add_parser(sub)
     if eco.get_default("func") is None:
         eco.set_defaults(func=lambda a: (eco.print_help(), 2)[1])
@@ -339,6 +480,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
         import os
+
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (ValueError, OSError) as e:  # bad files given to ssd commands, and the like

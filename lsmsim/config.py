@@ -5,44 +5,29 @@ A config has six sections: `machine`, `device`, `lsm`, `policy`, `workload`, `si
 `12us`, `50K/s`) and stored in SI base units. Defaults follow RocksDB 7.8's options where a RocksDB
 option exists (the option keeps RocksDB's name).
 """
+
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from . import units
 from .errors import ConfigError
-
-
-def _unit(parser):
-    def convert(v):
-        if isinstance(v, str):
-            try:
-                return parser(v)
-            except units.UnitError as e:
-                raise ValueError(str(e)) from None
-        return v
-    return BeforeValidator(convert)
-
-
-Bytes = Annotated[int, _unit(units.parse_size), Field(ge=0)]
-Bandwidth = Annotated[float, _unit(units.parse_bandwidth), Field(gt=0)]
-Duration = Annotated[float, _unit(units.parse_duration), Field(ge=0)]
-Count = Annotated[int, _unit(units.parse_count), Field(ge=0)]
-OpRate = Annotated[float, _unit(units.parse_op_rate), Field(ge=0)]
-
-
-class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+from .fields import Bandwidth, Bytes, Count, Duration, OpRate, Section
+from .policies.base import PolicyOptions
+from .policies.registry import options_union, policies
+from .workloads.catalog import suite_hot_keys, suite_names
 
 
 # ---------------------------------------------------------------- machine and device
 class ThreadsConfig(Section):
     """Threads by role. `flush` and `compaction` are RocksDB's max_background_flushes/compactions."""
+
     flush: int = Field(1, ge=1)
     compaction: int = Field(1, ge=1)
 
@@ -51,17 +36,23 @@ class MachineConfig(Section):
     cores: int = Field(4, ge=1, description="CPU cores shared by all threads (processor sharing).")
     threads: ThreadsConfig = ThreadsConfig()
     context_switch_overhead: float = Field(
-        0.02, ge=0, lt=1, description="Fraction of CPU lost to switching when runnable threads exceed cores.")
+        0.02, ge=0, lt=1, description="Fraction of CPU lost to switching when runnable threads exceed cores."
+    )
     reserved_cores: float = Field(
-        0.0, ge=0, description="Cores pinned to the roles in `reserved_for` (EcoTune §5.2 keeps 2 cores for the "
-                               "writer, flush and TMC threads); all other threads share the rest. 0: one pool.")
+        0.0,
+        ge=0,
+        description="Cores pinned to the roles in `reserved_for` (EcoTune §5.2 keeps 2 cores for the "
+        "writer, flush and TMC threads); all other threads share the rest. 0: one pool.",
+    )
     reserved_for: list[Literal["writers", "flush", "compaction_l0"]] = Field(
         ["writers", "flush", "compaction_l0"],
         description="Roles on the reserved cores: fixed-rate and closed-loop writers, flushes, and L0 compactions "
-                    "(RocksDB's L0->L1, EcoTune's TMCs).")
+        "(RocksDB's L0->L1, EcoTune's TMCs).",
+    )
     io_priority: list[Literal["flush", "compaction_l0", "compaction", "foreground"]] = Field(
         ["flush", "compaction_l0", "compaction", "foreground"],
-        description="Device priority classes, highest first; max-min fairness within a class.")
+        description="Device priority classes, highest first; max-min fairness within a class.",
+    )
 
     @model_validator(mode="after")
     def _all_classes(self):
@@ -75,53 +66,68 @@ class MachineConfig(Section):
 
 class DeviceConfig(Section):
     """The simple device: bandwidth and random-read latency, no garbage collection."""
+
     model: Literal["simple"] = "simple"
     capacity: Bytes = units.parse_size("960GB")
     read_bandwidth: Bandwidth = units.parse_bandwidth("3GB/s")
     write_bandwidth: Bandwidth = units.parse_bandwidth("1.5GB/s")
     read_latency: Duration = units.parse_duration("80us")
     write_latency: Duration = units.parse_duration("20us")
-    max_read_iops: OpRate = Field(units.parse_op_rate("500K/s"), gt=0,
-                                  description="4KiB random-read IOPS with enough outstanding requests.")
+    max_read_iops: OpRate = Field(
+        units.parse_op_rate("500K/s"), gt=0, description="4KiB random-read IOPS with enough outstanding requests."
+    )
 
 
 class DirectionConfig(Section):
     """One direction of the SSD timing model (lsmsim/ssd/timing.py)."""
+
     latency: Duration = Field(gt=0, description="Unloaded latency of one 4KiB request (queue depth 1).")
     stream_bandwidth: Bandwidth = Field(description="Transfer rate of one request once started.")
     bandwidth: Bandwidth = Field(description="Maximum throughput for large requests.")
-    iops: OpRate | None = Field(None, gt=0, description="Maximum 4KiB request rate with enough requests "
-                                "outstanding; omitted: channels x dies_per_channel / flash_time.")
+    iops: OpRate | None = Field(
+        None,
+        gt=0,
+        description="Maximum 4KiB request rate with enough requests "
+        "outstanding; omitted: channels x dies_per_channel / flash_time.",
+    )
     flash_time: Duration | None = Field(None, gt=0, description="One flash page read (tR) or program (tPROG).")
 
 
 class FtlConfig(Section):
-    """Page-mapped FTL with erase-unit garbage collection (lsmsim/ssd/ftl.py)."""
+    """Page-mapped FTL with erase-unit garbage collection (lsmsim/ssd/ftl/)."""
+
     enabled: bool = Field(True, description="false: no GC at all (in-place media such as Optane).")
     mapping_unit: Bytes = Field(4096, gt=0, description="Bytes per mapped logical page.")
     erase_unit: Bytes = Field(units.parse_size("4MiB"), gt=0, description="Bytes per erase block.")
     over_provisioning: float = Field(0.07, ge=0, lt=10)
     op_definition: Literal["ratio", "spare_factor"] = Field(
-        "ratio", description="ratio: (physical - logical) / logical, the industry's 7%/28%; "
-                             "spare_factor: (physical - logical) / physical, as MQSim and SimpleSSD.")
+        "ratio",
+        description="ratio: (physical - logical) / logical, the industry's 7%/28%; "
+        "spare_factor: (physical - logical) / physical, as MQSim and SimpleSSD.",
+    )
     frontiers: int = Field(1, ge=1, le=64, description="Open write frontiers (erase blocks being filled).")
     frontier_by: Literal["none", "level"] = Field(
-        "none", description="none: all host writes share frontier 0 in arrival order; level: an LSM "
-                            "level's files go to frontier min(level, frontiers - 1) (multi-stream SSD).")
+        "none",
+        description="none: all host writes share frontier 0 in arrival order; level: an LSM "
+        "level's files go to frontier min(level, frontiers - 1) (multi-stream SSD).",
+    )
     victim: Literal["greedy", "cost_benefit"] = "greedy"
     gc_free_low: int | None = Field(None, ge=1, description="Foreground GC below this many free blocks.")
     gc_free_high: int | None = Field(None, ge=1, description="Background GC, when idle, up to this many.")
     background_gc: bool = True
     trim: Literal["immediate", "periodic", "none"] = Field(
-        "immediate", description="When deleted files' pages are discarded: at once (discard mount "
-                                 "option), by a periodic fstrim, or never (LBAs are invalidated only "
-                                 "when reused).")
+        "immediate",
+        description="When deleted files' pages are discarded: at once (discard mount "
+        "option), by a periodic fstrim, or never (LBAs are invalidated only "
+        "when reused).",
+    )
     fstrim_period: Duration = Field(units.parse_duration("1h"), gt=0)
 
 
 class SSDDeviceConfig(Section):
     """An SSD: the timing model of lsmsim/ssd/timing.py and an FTL. `preset` loads a device from
     lsmsim/presets/devices/ (fields given here override it)."""
+
     model: Literal["ssd"]
     preset: str | None = None
     source: str = Field("", description="Where the numbers come from (datasheet, fio traces).")
@@ -133,7 +139,8 @@ class SSDDeviceConfig(Section):
     ftl: FtlConfig = FtlConfig()
     host_per_io: Duration = Field(0.0, description="Host CPU time per request (block layer, driver).")
     latency_shape: dict[str, dict[float, float]] | None = Field(
-        None, description="Calibrated profiles: latency percentile / mean per direction at queue depth 1.")
+        None, description="Calibrated profiles: latency percentile / mean per direction at queue depth 1."
+    )
 
     @model_validator(mode="after")
     def _iops_from_parallelism(self):
@@ -161,6 +168,7 @@ class CpuCostConfig(Section):
       for 400K): 0.47 us per entry + 1.85 ns per byte.
     Read-path constants are RocksDB's typical costs on a 2-3 GHz core (filter probe, index binary
     search, block decode) and are not calibrated yet."""
+
     memtable_insert: Duration = units.parse_duration("4.95us")
     wal_append: Duration = units.parse_duration("2.05us")
     flush_per_entry: Duration = units.parse_duration("0.47us")
@@ -178,20 +186,28 @@ class LsmConfig(Section):
     write_buffer_size: Bytes = Field(units.parse_size("64MiB"), gt=0)
     max_write_buffer_number: int = Field(2, ge=2)
     entry_overhead: Bytes = Field(
-        6, description="SST bytes per entry beyond key + value: 8-byte seqno/type trailer and length "
-                       "varints less key-prefix compression; measured: db_bench fillrandom 16B/100B "
-                       "flushes 3,398,016 B for 27,821 entries = 122.1 B/entry on RocksDB 7.8.3.")
+        6,
+        description="SST bytes per entry beyond key + value: 8-byte seqno/type trailer and length "
+        "varints less key-prefix compression; measured: db_bench fillrandom 16B/100B "
+        "flushes 3,398,016 B for 27,821 entries = 122.1 B/entry on RocksDB 7.8.3.",
+    )
     memtable_entry_overhead: Bytes = Field(
-        34, description="Memtable bytes per entry beyond key + value (skiplist node, arena). RocksDB 7.8.3, "
-                        "16B/100B entries, 4MiB memtables: db_bench flushed 27,821 entries in one memtable "
-                        "(150.8 B/entry), and lsmsim validate's runs flush 71 times for 2M puts, 35 for 1M "
-                        "and 44 for 1.25M: 27,778 < entries per memtable <= 28,169, so 148.9-151.0 B/entry; "
-                        "34 (150 B) fits all of them, 35 (151 B) is one entry short of the lower bound.")
+        34,
+        description="Memtable bytes per entry beyond key + value (skiplist node, arena). RocksDB 7.8.3, "
+        "16B/100B entries, 4MiB memtables: db_bench flushed 27,821 entries in one memtable "
+        "(150.8 B/entry), and lsmsim validate's runs flush 71 times for 2M puts, 35 for 1M "
+        "and 44 for 1.25M: 27,778 < entries per memtable <= 28,169, so 148.9-151.0 B/entry; "
+        "34 (150 B) fits all of them, 35 (151 B) is one entry short of the lower bound.",
+    )
     block_size: Bytes = Field(4096, gt=0)
     bloom_bits_per_key: float = Field(10.0, ge=0)
     range_filter_fpr: float | None = Field(
-        None, ge=0, le=1, description="A range filter per run (EcoTune's SNARF): a scan seeks only runs "
-                                     "holding keys of its range, plus false positives at this rate.")
+        None,
+        ge=0,
+        le=1,
+        description="A range filter per run (EcoTune's SNARF): a scan seeks only runs "
+        "holding keys of its range, plus false positives at this rate.",
+    )
     block_cache_size: Bytes = units.parse_size("8MiB")
     entries_per_sample: int = Field(1, ge=1, description="Real entries one key sample stands for (1 = exact).")
     wal: bool = True
@@ -210,141 +226,35 @@ class LsmConfig(Section):
 
 
 # ---------------------------------------------------------------- policies
-class LeveledPolicy(Section):
-    """RocksDB's leveled compaction (compaction_picker_level.cc), RocksDB 7.8 option names."""
-    name: Literal["leveled"]
-    num_levels: int = Field(7, ge=2)
-    level0_file_num_compaction_trigger: int = Field(4, ge=1)
-    max_bytes_for_level_base: Bytes = Field(units.parse_size("256MiB"), gt=0)
-    max_bytes_for_level_multiplier: float = Field(10.0, gt=1)
-    target_file_size_base: Bytes = Field(units.parse_size("64MiB"), gt=0)
-    target_file_size_multiplier: float = Field(1.0, ge=1)
-    level_compaction_dynamic_level_bytes: bool = False
-    max_compaction_bytes: Bytes | None = Field(None, description="Default: 25 x target_file_size_base.")
-    trivial_move: bool = True
+# Each policy declares its options class beside itself (lsmsim/policies/); the union is the registry's.
+if TYPE_CHECKING:
+    PolicyConfig = PolicyOptions
+else:
+    PolicyConfig = options_union()
 
 
-class FullLevelingPolicy(Section):
-    """Full-level leveling with preemption (Spooky §2 'Full Merge', Eq. 4)."""
-    name: Literal["full_leveling"]
-    size_ratio: float = Field(10.0, gt=1)
-    preemption: bool = True
-    target_file_size: Bytes | None = Field(None, description="Output file size; default: one file per level.")
-
-
-class TieringPolicy(Section):
-    """Tiering: a level merges its T runs into one run of the next level (design-space paper §2)."""
-    name: Literal["tiering"]
-    size_ratio: int = Field(10, ge=2)
-    target_file_size: Bytes | None = None
-
-
-class LazyLevelingPolicy(Section):
-    """Lazy leveling (Dostoevsky, SIGMOD'18): tiering at levels 1..L-1, leveling at the last level."""
-    name: Literal["lazy_leveling"]
-    size_ratio: int = Field(10, ge=2)
-    target_file_size: Bytes | None = None
-
-
-class UniversalPolicy(Section):
-    """RocksDB universal compaction (compaction_picker_universal.cc), option names of
-    CompactionOptionsUniversal."""
-    name: Literal["universal"]
-    level0_file_num_compaction_trigger: int = Field(4, ge=1)
-    size_ratio: float = Field(1.0, ge=0, description="Percent.")
-    min_merge_width: int = Field(2, ge=2)
-    max_merge_width: int = Field(2**31, ge=2)
-    max_size_amplification_percent: float = Field(200.0, ge=0)
-    target_file_size: Bytes | None = None
-
-
-class MoosePolicy(Section):
-    """Moose (Liu et al., SIGMOD'24): per-level size ratios and run counts. EcoTune's setting:
-    runs_per_level [3, 3, 3, 3, 1], size_ratios [7, 7, 7, 6]; ARCE's: size_ratios [40, 40, 41] with
-    6 runs per level."""
-    name: Literal["moose"]
-    size_ratios: list[float] = Field([7, 7, 7, 6], min_length=1, description="T_i between level i and i+1.")
-    runs_per_level: list[int] = Field([3, 3, 3, 3, 1], min_length=2, description="K_i, runs level i may hold.")
-    target_file_size: Bytes | None = None
-
-    @model_validator(mode="after")
-    def _lengths(self):
-        if len(self.runs_per_level) != len(self.size_ratios) + 1:
-            raise ValueError("runs_per_level needs one entry more than size_ratios (one per level)")
-        if any(t <= 1 for t in self.size_ratios) or any(k < 1 for k in self.runs_per_level):
-            raise ValueError("size ratios must be > 1 and run counts >= 1")
-        return self
-
-
-class EcoTunePolicy(Section):
-    """EcoTune's three-level LSM-tree (SIGMOD'25 §4.2): a top level without compaction, a main level
-    whose compactions (MLCs) follow the DP's schedule, one last-level run; a global compaction after
-    R top-to-main compactions (TMCs). The DP's inputs are re-measured every round (see the policy)."""
-    name: Literal["ecotune"]
-    R: int = Field(29, ge=1, le=60, description="TMCs per compaction round.")
-    C: float = Field(3.0, ge=0, description="Capped size ratio last level : main level.")
-    alg: Literal[0, 1, 2] = Field(2, description="0 simplified recurrence, 1 Algorithm 1, 2 Algorithm 2.")
-    scan_keys: int = Field(100, ge=1, description="K, keys of a long range scan: S = M / max(100, K).")
-    unit_run_size: Bytes | None = Field(None, description="S; default M / max(100, K), at least one memtable.")
-    T_w: Duration | None = Field(None, description="First round's TMC interval; later rounds measure it.")
-    T_c: Duration | None = Field(None, description="First round's MLC time per unit run; later rounds measure it.")
-    beta: float = Field(0.5, ge=0, le=1, description="First round's query speed during an MLC / without "
-                                                      "one; later rounds measure it.")
-    tmc_threads: int = Field(2, ge=1, description="Threads of a TMC (EcoTune keeps two for them).")
-    mlc_threads: int | None = Field(None, ge=1, description="Threads of an MLC; when no MLC runs they serve "
-                                    "queries (closed-loop query threads). Default: machine.threads.compaction "
-                                    "- tmc_threads (at least 1).")
-    r: float | None = Field(None, ge=0, le=1, description="Long-range-scan ratio; default: the phase's mix.")
-
-
-class ArcePolicy(Section):
-    """ARCE on ElasticLSM (ArceKV, PVLDB'26 §3-4): any compaction of the three patterns, chosen by the
-    effectiveness score (Eq. 11) with (M, c, k) from FindBestParams (Algorithm 1); writes are delayed by k
-    per update while the run count exceeds c. I_r and I_w are profiled from the modeled device unless given."""
-    name: Literal["arce"]
-    num_levels: int = Field(4, ge=1, le=7, description="Levels of the ElasticLSM (the paper: 4; fewer than 8).")
-    reselect_d: float = Field(0.1, gt=0, lt=1, description="d: recompute (M, c, k) when the tree or workload "
-                                                          "drifts by more than this (Sec. 3.4).")
-    max_iter: int = Field(400, ge=1, description="MaxIterTime of Algorithm 1.")
-    stats_operations: Count = Field(1_000_000, gt=0, description="Operations per workload-statistics report "
-                                                                 "(r, u, p), Sec. 4: every one million.")
-    phi: float = Field(0.5, ge=0, le=1, description="Parallel fraction of the Amdahl adjustment (Sec. 4).")
-    prior: tuple[float, float, float] = Field(
-        (1.0, 1.0, 1.0), description="(range, update, point) mix assumed until the first statistics report of a "
-                                     "measured phase; default balanced, the case Sec. 4 sizes windows by.")
-    I_r: Duration | None = Field(None, gt=0, description="Time of one block read; default: profiled from the "
-                                                         "device (its random-read latency at the current load).")
-    I_w: Duration | None = Field(None, gt=0, description="Time of one block of updates; default: profiled (the "
-                                                         "update path's time per block of entries).")
-    compaction_block_time: Duration | None = Field(
-        None, gt=0, description="Compaction time per block (Eq. 5's I_r + I_w); default: profiled from the "
-                                "device and merge CPU. Set both I_r and I_w and leave this out for the paper's model.")
-    M: float | None = Field(None, ge=0, description="Fix M instead of searching it (with c and k).")
-    c: int | None = Field(None, ge=0, description="Fix the stall threshold c (runs).")
-    k: Duration | None = Field(None, description="Fix the stall delay k per update.")
-    parallel_search: bool = Field(True, description="Evaluate the (M, c, k) grid on all cores (numba prange).")
-
-
-PolicyConfig = Annotated[
-    Union[LeveledPolicy, FullLevelingPolicy, TieringPolicy, LazyLevelingPolicy, UniversalPolicy, MoosePolicy,
-          EcoTunePolicy, ArcePolicy],
-    Field(discriminator="name"),
-]
+def _default_policy():
+    return policies()["leveled"].Options(name="leveled")
 
 
 # ---------------------------------------------------------------- workload
 class KeysConfig(Section):
     distribution: Literal["uniform", "sequential", "zipfian", "latest", "normal", "shuffled"] = Field(
-        "uniform", description="uniform: with replacement (db_bench); shuffled: each key once, random order")
+        "uniform", description="uniform: with replacement (db_bench); shuffled: each key once, random order"
+    )
     theta: float = Field(0.99, ge=0, lt=1, description="Zipf skew; Gray et al.'s generator needs theta < 1.")
     mean: float = Field(0.5, ge=0, le=1)
     stddev: float = Field(0.1, gt=0)
-    hot_keys: Count | None = Field(None, gt=0, description="Draw from this many hot keys only, spread evenly over "
-                                                           "the key space (ARCE's multi-version case).")
+    hot_keys: Count | None = Field(
+        None,
+        gt=0,
+        description="Draw from this many hot keys only, spread evenly over the key space (ARCE's multi-version case).",
+    )
 
 
 class MixConfig(Section):
     """Fractions of operations by type; they are normalised to sum to 1."""
+
     insert: float = Field(0, ge=0)
     update: float = Field(0, ge=0)
     delete: float = Field(0, ge=0)
@@ -363,6 +273,7 @@ class MixConfig(Section):
 class WritersConfig(Section):
     """Write side: `closed` N client threads (db_bench, ARCE) or a fixed `rate` in bytes/s (EcoTune).
     The phase's write operations are drawn in proportion to insert/update/delete."""
+
     mode: Literal["closed", "rate"] = "closed"
     threads: int = Field(1, ge=1, le=100_000)
     rate: Bandwidth | None = None
@@ -378,6 +289,7 @@ class QueriesConfig(Section):
     """Read side. `with_writers`: the closed-loop writer threads run the whole mix (db_bench, YCSB,
     ARCE); `closed`: N dedicated query threads; `open`: arrivals (Poisson or bursty) served by N
     query threads, latency including queueing (EcoTune)."""
+
     mode: Literal["with_writers", "closed", "open"] = "with_writers"
     threads: int = Field(1, ge=1, le=100_000)
     arrival_rate: OpRate | None = None
@@ -391,13 +303,15 @@ class QueriesConfig(Section):
         if self.mode == "open" and not self.arrival_rate:
             raise ValueError("mode 'open' needs 'arrival_rate', e.g. arrival_rate: 20K/s")
         if self.arrival == "bursty" and self.burst_factor * self.burst_duty > 1:
-            raise ValueError("bursty arrivals need burst_factor x burst_duty <= 1 (the bursts alone "
-                             "would exceed the mean rate)")
+            raise ValueError(
+                "bursty arrivals need burst_factor x burst_duty <= 1 (the bursts alone would exceed the mean rate)"
+            )
         return self
 
 
 class PhaseConfig(Section):
     """One phase of a workload; it ends after `operations` or `duration`, whichever comes first."""
+
     name: str = ""
     operations: Count | None = None
     duration: Duration | None = None
@@ -423,17 +337,21 @@ class PhaseConfig(Section):
 class SuiteConfig(Section):
     """A named multi-phase workload of lsmsim/workloads/suites.py (ARCE's Table 2 mixes and compound
     Workloads I-III, YCSB A-F, the write gradient and the hot-key case)."""
-    name: str = Field(description="arce-mix-A ... arce-mix-J (ARCE's Table 2 mixes), arce-I, arce-II, arce-III "
-                                  "(its compound workloads), ycsb-a ... ycsb-f, arce-gradient, arce-hotkey; "
-                                  "see lsmsim/workloads/suites.py.")
+
+    name: str = Field(
+        description="arce-mix-A ... arce-mix-J (ARCE's Table 2 mixes), arce-I, arce-II, arce-III "
+        "(its compound workloads), ycsb-a ... ycsb-f, arce-gradient, arce-hotkey; "
+        "see lsmsim/workloads/suites.py."
+    )
     operations: Count | None = Field(None, gt=0, description="Operations per sub-workload; default: the paper's.")
     threads: int = Field(1, ge=1, le=100_000, description="Foreground client threads (closed loop).")
     scan_length: int | None = Field(None, ge=1, description="Entries per range lookup; default: the suite's.")
-    hot_keys: Count | None = Field(None, gt=0, description="Hot-key suite: keys updated and read; default: the suite's.")
+    hot_keys: Count | None = Field(
+        None, gt=0, description="Hot-key suite: keys updated and read; default: the suite's."
+    )
 
     @model_validator(mode="after")
     def _known(self):
-        from .workloads.suites import suite_names
         if self.name not in suite_names():
             raise ValueError(f"unknown suite {self.name!r}; available: {', '.join(suite_names())}")
         return self
@@ -441,25 +359,28 @@ class SuiteConfig(Section):
 
 class WorkloadConfig(Section):
     """A db_bench-style `preset` (with `num`), a named `suite`, and/or explicit `phases` (in that order)."""
+
     preset: Literal["fillrandom", "fillseq", "readrandom", "seekrandom", "overwrite"] | None = None
     suite: SuiteConfig | None = None
     num: Count = Field(1_000_000, gt=0, lt=2**63, description="Key space size (db_bench --num).")
     key_size: Bytes = Field(16, gt=0, le=2**31)
     value_size: Bytes = Field(100, ge=0, le=2**31)
-    preload: bool = Field(False, description="Load `num` keys sequentially (db_bench fillseq, not measured) "
-                                             "before the phases.")
+    preload: bool = Field(
+        False, description="Load `num` keys sequentially (db_bench fillseq, not measured) before the phases."
+    )
     phases: list[PhaseConfig] = []
 
     @model_validator(mode="after")
     def _has_phases(self):
         if self.preset is None and self.suite is None and not self.phases:
-            raise ValueError("give a 'preset' (fillrandom, fillseq, readrandom, seekrandom, overwrite), a 'suite' "
-                             "or 'phases'")
-        from .workloads.presets import resolve_phases
-        for i, p in enumerate(resolve_phases(self)):
-            if p.keys.hot_keys is not None and p.keys.hot_keys > self.num:
-                where = "suite.hot_keys" if p not in self.phases else f"phases[{self.phases.index(p)}].keys.hot_keys"
-                raise ValueError(f"{where} ({p.keys.hot_keys}) must not exceed the key space num ({self.num})")
+            raise ValueError(
+                "give a 'preset' (fillrandom, fillseq, readrandom, seekrandom, overwrite), a 'suite' or 'phases'"
+            )
+        hot = [("suite.hot_keys", suite_hot_keys(self.suite.name, self.suite.hot_keys))] if self.suite else []
+        hot += [(f"phases[{i}].keys.hot_keys", p.keys.hot_keys) for i, p in enumerate(self.phases)]
+        for where, h in hot:
+            if h is not None and h > self.num:
+                raise ValueError(f"{where} ({h}) must not exceed the key space num ({self.num})")
         return self
 
 
@@ -478,7 +399,7 @@ class Config(Section):
     name: str = "run"
     seed: int = Field(0, ge=0)
     machine: MachineConfig = MachineConfig()
-    device: Annotated[Union[DeviceConfig, SSDDeviceConfig], Field(discriminator="model")] = DeviceConfig()
+    device: Annotated[DeviceConfig | SSDDeviceConfig, Field(discriminator="model")] = DeviceConfig()
 
     @model_validator(mode="before")
     @classmethod
@@ -487,17 +408,16 @@ class Config(Section):
         if isinstance(data, dict) and isinstance(data.get("device"), dict) and "model" not in data["device"]:
             data = {**data, "device": {**data["device"], "model": "simple"}}
         return data
+
     lsm: LsmConfig = LsmConfig()
-    policy: PolicyConfig = Field(default_factory=lambda: LeveledPolicy(name="leveled"))
+    policy: PolicyConfig = Field(default_factory=_default_policy)
     workload: WorkloadConfig
     sim: SimConfig = SimConfig()
 
     @model_validator(mode="after")
-    def _ecotune_threads(self):
-        """EcoTune's MLC threads default to the compaction threads its TMCs leave (§4.2: two TMC
-        threads, all other background threads for MLCs), so one machine setting fits every policy."""
-        if isinstance(self.policy, EcoTunePolicy) and self.policy.mlc_threads is None:
-            self.policy.mlc_threads = max(1, self.machine.threads.compaction - self.policy.tmc_threads)
+    def _complete_policy(self):
+        """Policy options whose defaults depend on other sections (EcoTune's MLC threads)."""
+        self.policy.complete(self)
         return self
 
 
@@ -519,17 +439,21 @@ def _loc(loc: tuple) -> str:
     return "".join(parts) or "(top level)"
 
 
-def _message(err: dict) -> str:
+def _message(err: Mapping[str, Any]) -> str:
     msg = err["msg"].removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
         return "unknown field (check the spelling; `lsmsim run --help` points to the reference)"
     if err["type"] == "literal_error":
         return msg.replace("Input should be", "must be")
     if err["type"] == "union_tag_invalid":
-        return msg.replace("Input tag", "name").replace("does not match any of the expected tags", "is unknown; allowed")
+        return msg.replace("Input tag", "name").replace(
+            "does not match any of the expected tags", "is unknown; allowed"
+        )
     if err["type"] == "union_tag_not_found":
-        return ("needs 'name' (policy: leveled, full_leveling, tiering, lazy_leveling, universal, moose, ecotune, arce) "
-                "or 'model' (device: simple, ssd)")
+        return (
+            "needs 'name' (policy: leveled, full_leveling, tiering, lazy_leveling, universal, moose, ecotune, arce) "
+            "or 'model' (device: simple, ssd)"
+        )
     return msg
 
 
@@ -538,15 +462,12 @@ def _validation_errors(e: ValidationError) -> list[tuple[str, str]]:
     for err in e.errors():
         loc = list(err["loc"])
         # a discriminated union puts the tag into the path: policy.leveled.x -> policy.x
-        if len(loc) >= 2 and loc[0] == "policy" and isinstance(loc[1], str) and loc[1] in _POLICY_NAMES:
+        if len(loc) >= 2 and loc[0] == "policy" and isinstance(loc[1], str) and loc[1] in policies():
             del loc[1]
         if len(loc) >= 2 and loc[0] == "device" and loc[1] in ("simple", "ssd"):
             del loc[1]
         out.append((_loc(tuple(loc)), _message(err)))
     return out
-
-
-_POLICY_NAMES = {"leveled", "full_leveling", "tiering", "lazy_leveling", "universal", "moose", "ecotune", "arce"}
 
 
 def _parse_scalar(text: str) -> Any:
@@ -597,7 +518,9 @@ def read_yaml(path: str | Path) -> dict:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError(str(p), [("(top level)", "must be a mapping of sections (machine, device, lsm, policy, workload, sim)")])
+        raise ConfigError(
+            str(p), [("(top level)", "must be a mapping of sections (machine, device, lsm, policy, workload, sim)")]
+        )
     return data
 
 
@@ -606,11 +529,13 @@ def expand_presets(data: dict, source: str) -> dict:
     dev = data.get("device")
     if isinstance(dev, dict) and dev.get("preset") is not None:
         from .ssd.presets import load_preset, preset_names
+
         try:
             base = load_preset(str(dev["preset"]))
         except KeyError:
-            raise ConfigError(source, [("device.preset", f"unknown preset {dev['preset']!r}; available: "
-                                                         f"{', '.join(preset_names())}")]) from None
+            raise ConfigError(
+                source, [("device.preset", f"unknown preset {dev['preset']!r}; available: {', '.join(preset_names())}")]
+            ) from None
         data = {**data, "device": _deep_merge(base, dev)}
     return data
 
@@ -623,7 +548,7 @@ def validate(data: dict, source: str = "<config>") -> Config:
         raise ConfigError(source, _validation_errors(e)) from None
 
 
-def load_config(path_or_data: str | Path | dict | Config, overrides: list[str] = ()) -> Config:
+def load_config(path_or_data: str | Path | dict | Config, overrides: Sequence[str] = ()) -> Config:
     """Read, override and validate a config. Errors are `ConfigError` naming the YAML path."""
     if isinstance(path_or_data, Config):
         if not overrides:

@@ -4,12 +4,15 @@ Figures are built with `matplotlib.figure.Figure`, not pyplot: they work without
 not kept alive by pyplot's figure registry, and still show inline in Jupyter when returned.
 Every function takes `ax` to draw into an existing Axes instead, and writes a file when given `path`.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pandas as pd
 from matplotlib.figure import Figure
+
+from .atomic import atomic_write
 
 OPS = ("write", "get", "get_empty", "short_scan", "long_scan")
 
@@ -29,7 +32,6 @@ def _finish(fig, path, own: bool) -> Figure:
     if own:
         fig.tight_layout()
     if path is not None:
-        from .result import atomic_write
         fmt = Path(path).suffix.lstrip(".") or "png"
         atomic_write(Path(path), lambda p: fig.savefig(p, dpi=110, format=fmt))
     return fig
@@ -43,8 +45,14 @@ def _phases(ts: pd.DataFrame, axes, label: bool = True) -> None:
         for ax in axes:
             ax.axvline(ts.loc[i, "time"], color="grey", lw=0.8, ls=":")
         if label:
-            axes[0].annotate(str(ts.loc[i, "phase"]), (ts.loc[i, "time"], 1), xycoords=("data", "axes fraction"),
-                             fontsize="x-small", color="grey", va="top")
+            axes[0].annotate(
+                str(ts.loc[i, "phase"]),
+                (ts.loc[i, "time"], 1),
+                xycoords=("data", "axes fraction"),
+                fontsize="x-small",
+                color="grey",
+                va="top",
+            )
 
 
 def plot_tree(ts: pd.DataFrame, path: str | Path | None = None, title: str = "", ax=None) -> Figure:
@@ -93,9 +101,11 @@ def plot_write_amp(summary: dict, path: str | Path | None = None, title: str = "
     """Bars: write-amp of flushes and of compactions, their sum (bytes written / user bytes) and,
     with an SSD model, the FTL's GC write-amp and the device total (write_amp x gc_write_amp)."""
     fig, (a,) = _axes(ax, figsize=(6, 4))
-    bars = [("flush", summary.get("write_amp_flush", 0.0), "C0"),
-            ("compaction", summary.get("write_amp_compaction", 0.0), "C1"),
-            ("LSM total", summary.get("write_amp", 0.0), "C2")]
+    bars = [
+        ("flush", summary.get("write_amp_flush", 0.0), "C0"),
+        ("compaction", summary.get("write_amp_compaction", 0.0), "C1"),
+        ("LSM total", summary.get("write_amp", 0.0), "C2"),
+    ]
     if "gc_write_amp" in summary:
         bars.append(("GC (flash / host)", summary["gc_write_amp"], "C3"))
     if "total_write_amp" in summary:

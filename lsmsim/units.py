@@ -3,14 +3,26 @@
 Code works in SI base units: bytes, seconds, operations. Decimal prefixes (KB, MB, GB) are powers
 of 1000 and binary ones (KiB, MiB, GiB) powers of 1024, as in IEC 80000-13 and fio.
 """
+
 from __future__ import annotations
 
 import re
 
 _SIZE = {
-    "": 1, "b": 1,
-    "k": 1e3, "kb": 1e3, "m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9, "t": 1e12, "tb": 1e12,
-    "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
+    "": 1,
+    "b": 1,
+    "k": 1e3,
+    "kb": 1e3,
+    "m": 1e6,
+    "mb": 1e6,
+    "g": 1e9,
+    "gb": 1e9,
+    "t": 1e12,
+    "tb": 1e12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
 }
 _TIME = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "min": 60.0, "h": 3600.0}
 _COUNT = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "b": 1e9}

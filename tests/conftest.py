@@ -1,4 +1,5 @@
 """Shared fixtures: small configs that run in well under a second."""
+
 from __future__ import annotations
 
 import copy
@@ -12,10 +13,13 @@ def small_config(policy: dict | None = None, phases: list | None = None, **secti
         "seed": 7,
         "machine": {"cores": 2},
         "lsm": {"write_buffer_size": "256KiB", "block_cache_size": "1MiB", "wal": True},
-        "policy": policy or {"name": "leveled", "max_bytes_for_level_base": "1MiB",
-                             "target_file_size_base": "256KiB"},
-        "workload": {"num": 50_000, "key_size": 16, "value_size": 100,
-                     "phases": phases or [{"operations": 60_000, "mix": {"insert": 1.0}}]},
+        "policy": policy or {"name": "leveled", "max_bytes_for_level_base": "1MiB", "target_file_size_base": "256KiB"},
+        "workload": {
+            "num": 50_000,
+            "key_size": 16,
+            "value_size": 100,
+            "phases": phases or [{"operations": 60_000, "mix": {"insert": 1.0}}],
+        },
         "sim": {"check_invariants": True},
     }
     for k, v in sections.items():

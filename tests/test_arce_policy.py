@@ -1,21 +1,27 @@
 """ARCE on ElasticLSM in the simulator (ArceKV PVLDB'26 §3-4): Eq. 5's window estimate against the simulated
 compaction durations, the write-stall controller (k per update while runs > c), the workload statistics, the
 profiled I/O costs, and the ElasticLSM invariants."""
+
 import math
 
 import pytest
 
 from lsmsim.config import load_config
-from lsmsim.policies.arce.model import TreeState
+from lsmsim.policies.arce.state import TreeState
 from lsmsim.sim.kernel import Simulation
 
 
 def _cfg(phases, **policy):
     return {
-        "name": "arce-test", "seed": 3,
+        "name": "arce-test",
+        "seed": 3,
         "machine": {"cores": 8, "threads": {"flush": 1, "compaction": 1}},
-        "lsm": {"write_buffer_size": "1MiB", "bloom_bits_per_key": 10, "entries_per_sample": 2,
-                "block_cache_size": "1MiB"},
+        "lsm": {
+            "write_buffer_size": "1MiB",
+            "bloom_bits_per_key": 10,
+            "entries_per_sample": 2,
+            "block_cache_size": "1MiB",
+        },
         "policy": {"name": "arce", "num_levels": 4, "stats_operations": 5000, **policy},
         "workload": {"num": 40000, "key_size": "24B", "value_size": "1000B", "preload": True, "phases": phases},
         "sim": {"sample_interval": "1s"},
@@ -28,8 +34,12 @@ def _sim(cfg, *overrides):
 
 
 def _phase(name, ops, range_, update, point):
-    return {"name": name, "operations": ops, "mix": {"long_scan": range_, "update": update, "get": point},
-            "scan_length": 16}
+    return {
+        "name": name,
+        "operations": ops,
+        "mix": {"long_scan": range_, "update": update, "get": point},
+        "scan_length": 16,
+    }
 
 
 def test_eq5_window_estimate_matches_the_simulated_duration():
@@ -81,7 +91,7 @@ def test_workload_statistics_report_the_mix():
     assert pol.reports in (total // 5000 - 1, total // 5000)
     r, u, p = pol.report
     assert (r / (r + u + p), u / (r + u + p), p / (r + u + p)) == pytest.approx((0.33, 0.33, 0.34), abs=0.01)
-    cost = pol.cost_params()
+    cost = pol.cost_params(sim.view)
     w = pol.workload(cost)
     assert w.u == pytest.approx(cost.F / cost.E) and w.r == pytest.approx(w.u * r / u)
 
@@ -101,15 +111,17 @@ def test_io_costs_are_profiled_from_the_modeled_device():
     sim, _ = _sim(_cfg([_phase("J", 5000, 0.33, 0.33, 0.34)]))
     lsm, dev, cpu = sim.cfg.lsm, sim.device, sim.cfg.lsm.cpu
     costs = sim.costs()
-    I_r, I_w, rw = sim.policy.profile()
+    I_r, I_w, rw = sim.policy.profile(sim.view)
     assert I_r == pytest.approx((1 - costs.hit_ratio) * sim.read_latency + cpu.index_search + cpu.block_decode)
     per_update = costs.write.cpu + dev.seconds(0, 1024, 0)
     assert I_w == pytest.approx(per_update * 4096 / (1024 + lsm.memtable_entry_overhead))
     entries = 4096 / (1024 + lsm.entry_overhead)
-    assert rw == pytest.approx(max(entries * cpu.merge_per_entry + 4096 * cpu.merge_per_byte, dev.seconds(4096, 4096, 0)))
+    assert rw == pytest.approx(
+        max(entries * cpu.merge_per_entry + 4096 * cpu.merge_per_byte, dev.seconds(4096, 4096, 0))
+    )
     # the paper's fixed profile: I_r = 12 us, I_w = 15 us, Eq. 5 with I_r + I_w
     sim2, _ = _sim(_cfg([_phase("J", 5000, 0.33, 0.33, 0.34)], I_r="12us", I_w="15us"))
-    c = sim2.policy.cost_params()
+    c = sim2.policy.cost_params(sim2.view)
     assert (c.I_r, c.I_w, c.rw) == pytest.approx((12.0, 15.0, 27.0))
 
 
@@ -133,5 +145,6 @@ def test_same_seed_same_numbers():
     cfg = _cfg([_phase("J", 20_000, 0.33, 0.33, 0.34)])
     a = _sim(cfg)[1].summary
     b = _sim(cfg)[1].summary
-    assert {k: v for k, v in a.items() if isinstance(v, float) and math.isfinite(v)} == \
-           {k: v for k, v in b.items() if isinstance(v, float) and math.isfinite(v)}
+    assert {k: v for k, v in a.items() if isinstance(v, float) and math.isfinite(v)} == {
+        k: v for k, v in b.items() if isinstance(v, float) and math.isfinite(v)
+    }

@@ -1,26 +1,69 @@
 """ARCE (lsmsim/policies/arce): the cost model (Eq. 1-8), candidate enumeration (Sec. 3.1), the score (Eq. 9-11),
 Lemma 3.3, FindBestParams (Algorithm 1) and re-selection; numba kernels against the plain-Python references and
-hand-computed values. The readings R1-R20 are documented in model.py and search.py."""
+hand-computed values. The readings R1-R26 are listed in docs/arce-readings.md."""
+
 import math
 import random
 
 import numpy as np
 import pytest
 
-from lsmsim.policies.arce.model import (ADJACENT, INTRA, MAX_LEVELS, MULTI, ArceParams, Candidate, CostParams,
-                                        TreeState, Workload, add_flushes, alpha_from_bits_per_key, amdahl_windows,
-                                        apply_candidate, apply_compaction, average_cost, best_compaction,
-                                        best_compaction_frontier, best_compaction_reference, candidate_runs,
-                                        candidate_table, candidate_table_reference, compaction_io_cost,
-                                        compaction_keeps_order, compaction_windows, count_candidates,
-                                        effectiveness, enumerate_candidates, enumerate_candidates_reference,
-                                        foreground_cost, long_term_benefit, next_run_count, point_lookup_cost,
-                                        range_lookup_cost, score_candidates, score_candidates_reference,
-                                        short_term_penalty, update_cost, window_cost, window_run_counts,
-                                        _fg_cost_nb, _raw_windows_nb)
-from lsmsim.policies.arce.search import (BestParams, ParamSelector, find_best_params, find_best_params_reference,
-                                         grid_objectives, needs_reselection, param_grid, param_grid_reference,
-                                         selection_key, simulate, simulate_reference)
+from lsmsim.policies.arce._kernels import _fg_cost_nb, _raw_windows_nb
+from lsmsim.policies.arce.candidates import (
+    ADJACENT,
+    INTRA,
+    MULTI,
+    apply_candidate,
+    candidate_runs,
+    count_candidates,
+    enumerate_candidates,
+)
+from lsmsim.policies.arce.cost import (
+    ArceParams,
+    CostParams,
+    Workload,
+    alpha_from_bits_per_key,
+    amdahl_windows,
+    average_cost,
+    compaction_io_cost,
+    compaction_windows,
+    foreground_cost,
+    next_run_count,
+    point_lookup_cost,
+    range_lookup_cost,
+    update_cost,
+    window_cost,
+    window_run_counts,
+)
+from lsmsim.policies.arce.reference import (
+    best_compaction_reference,
+    candidate_table_reference,
+    enumerate_candidates_reference,
+    find_best_params_reference,
+    param_grid_reference,
+    score_candidates_reference,
+    simulate_reference,
+)
+from lsmsim.policies.arce.score import (
+    best_compaction,
+    best_compaction_frontier,
+    candidate_table,
+    effectiveness,
+    long_term_benefit,
+    score_candidates,
+    short_term_penalty,
+)
+from lsmsim.policies.arce.search import (
+    BestParams,
+    ParamSelector,
+    find_best_params,
+    grid_objectives,
+    needs_reselection,
+    param_grid,
+    selection_key,
+    simulate,
+)
+from lsmsim.policies.arce.state import MAX_LEVELS, TreeState, add_flushes, apply_compaction, compaction_keeps_order
 
 MiB = 1024.0 * 1024.0
 # the paper's setting (Sec. 5): I_r = 12 us, I_w = 15 us, 2 MiB buffer, 1 KiB entries, 4 KiB blocks
@@ -29,16 +72,17 @@ PAPER = CostParams(I_r=12.0, I_w=15.0, F=2 * MiB, E=1024.0, B=4096.0, alpha=0.01
 
 # --------------------------------------------------------------------------------------------------- helpers
 
+
 def tree(counts, sizes=None, num_levels=None, overlap=False, rng=None):
     """A tree with counts[l] runs at level l; sizes per level (list of lists) or 2 MiB * 10^l * (1..n)."""
     L = num_levels or len(counts)
     size, level, lo, hi = [], [], [], []
     tick = 0.0
-    for lv in range(len(counts) - 1, -1, -1):      # deepest (oldest) first
+    for lv in range(len(counts) - 1, -1, -1):  # deepest (oldest) first
         n = counts[lv]
         base = tick
         for j in range(n):
-            size.append(sizes[lv][j] if sizes else 2 * MiB * 10 ** lv * (j + 1))
+            size.append(sizes[lv][j] if sizes else 2 * MiB * 10**lv * (j + 1))
             level.append(lv)
             if overlap and rng is not None:
                 a = base + rng.uniform(0, 5)
@@ -57,17 +101,25 @@ def random_tree(rng, max_runs=24, max_levels=MAX_LEVELS, F=2 * MiB):
         counts = [rng.choice([0, 0, 1, 1, 2, 3, 4, 6]) for _ in range(L)]
         if 1 <= sum(counts) <= max_runs:
             break
-    sizes = [[F * rng.uniform(0.5, 3.0) * (3.0 ** lv) * rng.uniform(0.2, 2.0) for _ in range(counts[lv])]
-             for lv in range(L)]
+    sizes = [
+        [F * rng.uniform(0.5, 3.0) * (3.0**lv) * rng.uniform(0.2, 2.0) for _ in range(counts[lv])] for lv in range(L)
+    ]
     return tree(counts, sizes, num_levels=L, overlap=True, rng=rng)
 
 
 def random_cost(rng):
-    return CostParams(I_r=rng.uniform(5, 100), I_w=rng.uniform(5, 100), F=rng.choice([1, 2, 4]) * MiB,
-                      E=rng.choice([128.0, 1024.0, 1000.0]), B=rng.choice([4096.0, 16384.0]),
-                      alpha=rng.choice([0.0, 0.01, alpha_from_bits_per_key(10), rng.uniform(0, 0.2)]),
-                      threads=rng.choice([1, 1, 2, 4, 16]), phi=rng.choice([0.5, rng.random()]),
-                      p3_min_span=rng.choice([1, 1, 2]), flush_cost_per_update=rng.random() < 0.1)
+    return CostParams(
+        I_r=rng.uniform(5, 100),
+        I_w=rng.uniform(5, 100),
+        F=rng.choice([1, 2, 4]) * MiB,
+        E=rng.choice([128.0, 1024.0, 1000.0]),
+        B=rng.choice([4096.0, 16384.0]),
+        alpha=rng.choice([0.0, 0.01, alpha_from_bits_per_key(10), rng.uniform(0, 0.2)]),
+        threads=rng.choice([1, 1, 2, 4, 16]),
+        phi=rng.choice([0.5, rng.random()]),
+        p3_min_span=rng.choice([1, 1, 2]),
+        flush_cost_per_update=rng.random() < 0.1,
+    )
 
 
 def random_workload(rng, cost):
@@ -76,8 +128,11 @@ def random_workload(rng, cost):
 
 
 def random_params(rng, s):
-    return ArceParams(M=rng.choice([0.0, 5.0, rng.uniform(0, 100)]), c=rng.randint(0, 4 * s + 2),
-                      k=rng.choice([0.0, 6.0, 12.0, rng.uniform(0, 50)]))
+    return ArceParams(
+        M=rng.choice([0.0, 5.0, rng.uniform(0, 100)]),
+        c=rng.randint(0, 4 * s + 2),
+        k=rng.choice([0.0, 6.0, 12.0, rng.uniform(0, 50)]),
+    )
 
 
 def close(a, b, rel=1e-9):
@@ -88,10 +143,11 @@ def close(a, b, rel=1e-9):
 
 # ---------------------------------------------------------------------------------------- Eq. 1-8, by hand
 
+
 def test_operation_costs_eq1_to_3():
     w = Workload(r=100.0, u=2048.0, p=50.0)
-    assert point_lookup_cost(5, PAPER) == pytest.approx((0.01 * 5 + 1) * 12)            # Eq. 1
-    assert range_lookup_cost(5, PAPER) == 60.0                                           # Eq. 2
+    assert point_lookup_cost(5, PAPER) == pytest.approx((0.01 * 5 + 1) * 12)  # Eq. 1
+    assert range_lookup_cost(5, PAPER) == 60.0  # Eq. 2
     # Eq. 3 (R2): the flush (F/B) I_w = 512 * 15 = 7680 us is paid once per window, k per update when s > c
     assert update_cost(10, w, PAPER, c=10, k=6.0) == pytest.approx(7680 / 2048)
     assert update_cost(11, w, PAPER, c=10, k=6.0) == pytest.approx(7680 / 2048 + 6)
@@ -117,7 +173,7 @@ def test_compaction_duration_eq4_eq5_by_hand():
     assert compaction_io_cost(X, PAPER) == 442368.0
     cum = np.cumsum([ws[s] for s in range(5, 40)])
     t_hand = int(np.argmax(cum >= 442368)) + 1
-    assert t_hand == 15                                  # f(5, 14) = 417756 < 442368 <= f(5, 15) = 461952
+    assert t_hand == 15  # f(5, 14) = 417756 < 442368 <= f(5, 15) = 461952
     assert cum[13] == 417756 and cum[14] == 461952
     assert compaction_windows(X, 5, w, PAPER, c, k) == 15
     # the closed form of the kernels gives the same duration and cost
@@ -131,8 +187,8 @@ def test_compaction_duration_eq4_eq5_by_hand():
 
 
 def test_state_evolution_eq6_eq8_and_objective_eq7():
-    assert window_run_counts(4, 3, 2) == [4, 5, 6, 5]    # Example 3.1: the effect lands in window t
-    assert next_run_count(4, 3, 2) == 5                    # Eq. 8
+    assert window_run_counts(4, 3, 2) == [4, 5, 6, 5]  # Example 3.1: the effect lands in window t
+    assert next_run_count(4, 3, 2) == 5  # Eq. 8
     w = Workload(r=100.0, u=2048.0, p=100.0)
     # two compactions: (t=2, y=3) from s=6 -> s=5, then (t=1, y=1) -> 5
     num = foreground_cost(6, 2, w, PAPER, 10, 6.0) + foreground_cost(5, 1, w, PAPER, 10, 6.0)
@@ -147,9 +203,9 @@ def test_score_eq9_to_11_by_hand():
     pr = ArceParams(M=20.0, c=10, k=6.0)
     # E_s = I_r t (r + alpha p) + u k max(0, s + t - c) = 12*4*101 + 2048*6*(9+4-10)
     assert short_term_penalty(9, 4, w, PAPER, 10, 6.0) == pytest.approx(4848 + 36864)
-    assert short_term_penalty(3, 4, w, PAPER, 10, 6.0) == pytest.approx(4848)           # no stall
-    assert long_term_benefit(3, w, PAPER) == pytest.approx(101 * 12 * 3)              # Eq. 10
-    assert effectiveness(9, 4, 3, w, PAPER, pr) == pytest.approx(20 * 3636 - 41712)   # Eq. 11
+    assert short_term_penalty(3, 4, w, PAPER, 10, 6.0) == pytest.approx(4848)  # no stall
+    assert long_term_benefit(3, w, PAPER) == pytest.approx(101 * 12 * 3)  # Eq. 10
+    assert effectiveness(9, 4, 3, w, PAPER, pr) == pytest.approx(20 * 3636 - 41712)  # Eq. 11
     # several idle workers: no short-term penalty; none idle / saturated: the (infinite) penalty (R15)
     assert effectiveness(9, 4, 3, w, PAPER, pr, idle_workers=2) == pytest.approx(20 * 3636)
     assert effectiveness(9, 4, 3, w, PAPER, pr, idle_workers=0) == -math.inf
@@ -157,12 +213,12 @@ def test_score_eq9_to_11_by_hand():
 
 
 def test_amdahl_adjustment():
-    c4 = CostParams(threads=4, phi=0.5)                    # g = 1 / (1 - 0.5 * 0.75) = 1.6
+    c4 = CostParams(threads=4, phi=0.5)  # g = 1 / (1 - 0.5 * 0.75) = 1.6
     assert c4.g == pytest.approx(1.6)
     assert [amdahl_windows(t, c4) for t in (1, 2, 8, 9, 16)] == [1, 2, 5, 6, 10]
     assert [amdahl_windows(t, CostParams(threads=1)) for t in (1, 7)] == [1, 7]
     assert CostParams(threads=2, phi=0.5).g == pytest.approx(4 / 3)
-    assert amdahl_windows(4, CostParams(threads=2, phi=0.5)) == 3      # 4 / (4/3) = 3 exactly, not 4
+    assert amdahl_windows(4, CostParams(threads=2, phi=0.5)) == 3  # 4 / (4/3) = 3 exactly, not 4
     w = Workload(r=100.0, u=2048.0, p=100.0)
     t1 = compaction_windows(64 * MiB, 5, w, PAPER, 10, 6.0)
     c16 = CostParams(I_r=12.0, I_w=15.0, F=2 * MiB, E=1024.0, B=4096.0, alpha=0.01, threads=16)
@@ -185,16 +241,18 @@ def test_closed_form_matches_window_sums():
         t = rng.randint(1, 200)
         assert close(_fg_cost_nb(s, t, a, b, w.u * k, c), foreground_cost(s, t, w, cost, c, k), 1e-12)
         X = cost.F * rng.uniform(0.1, 200)
-        assert _raw_windows_nb(compaction_io_cost(X, cost), s, a, b, w.u * k, c) == \
-            compaction_windows(X, s, w, cost, c, k, amdahl=False)
+        assert _raw_windows_nb(compaction_io_cost(X, cost), s, a, b, w.u * k, c) == compaction_windows(
+            X, s, w, cost, c, k, amdahl=False
+        )
 
 
 # ------------------------------------------------------------------------------------- inputs and trees
 
+
 def test_workload_from_mix():
-    w = Workload.from_mix(0.33, 0.33, 0.34, PAPER)       # workload J
+    w = Workload.from_mix(0.33, 0.33, 0.34, PAPER)  # workload J
     assert w.u == 2048 and w.r == pytest.approx(2048) and w.p == pytest.approx(2048 * 34 / 33)
-    w = Workload.from_mix(98, 1, 1, PAPER)               # workload A, in percent
+    w = Workload.from_mix(98, 1, 1, PAPER)  # workload A, in percent
     assert w.r == pytest.approx(98 * 2048) and w.p == pytest.approx(2048)
     with pytest.raises(ValueError):
         Workload.from_mix(0.5, 0.0, 0.5, PAPER)
@@ -209,14 +267,14 @@ def test_tree_state_canonical_order_and_validation():
     assert st.level.tolist() == [0, 1, 1, 1] and st.size.tolist() == [7.0, 1.0, 3.0, 5.0]
     assert st.run_id.tolist() == [13, 11, 12, 10]
     assert st.level_counts().tolist() == [1, 3, 0, 0, 0, 0, 0] and st.level_starts().tolist()[:3] == [0, 1, 4]
-    assert st.ts_lo[0] > st.ts_hi[1:].max()                # made-up timestamps: deeper is older
-    with pytest.raises(ValueError):                       # level 1 newer than level 0
+    assert st.ts_lo[0] > st.ts_hi[1:].max()  # made-up timestamps: deeper is older
+    with pytest.raises(ValueError):  # level 1 newer than level 0
         TreeState([1.0, 1.0], [0, 1], ts_lo=[1, 5], ts_hi=[2, 6])
-    with pytest.raises(ValueError):                       # touching ranges are not disjoint
+    with pytest.raises(ValueError):  # touching ranges are not disjoint
         TreeState([1.0, 1.0], [0, 1], ts_lo=[3, 1], ts_hi=[4, 3])
-    TreeState([1.0, 1.0, 1.0], [0, 0, 1], ts_lo=[3, 4, 1], ts_hi=[9, 5, 2])   # overlap inside a level is fine
+    TreeState([1.0, 1.0, 1.0], [0, 0, 1], ts_lo=[3, 4, 1], ts_hi=[9, 5, 2])  # overlap inside a level is fine
     with pytest.raises(ValueError):
-        TreeState([1.0], [0], num_levels=8)               # at most 7 levels ("fewer than 8")
+        TreeState([1.0], [0], num_levels=8)  # at most 7 levels ("fewer than 8")
     with pytest.raises(ValueError):
         TreeState([1.0], [3], num_levels=3)
     with pytest.raises(ValueError):
@@ -225,13 +283,23 @@ def test_tree_state_canonical_order_and_validation():
 
 # ------------------------------------------------------------------------------------------- candidates
 
-@pytest.mark.parametrize("counts,L,span,expected", [
-    ([2, 1, 3], 3, 1, 12), ([2, 1, 3], 3, 2, 8),
-    ([1, 0, 2], 3, 1, 3), ([1, 0, 2], 3, 2, 1),
-    ([3, 2, 0, 1], 4, 1, 12), ([3, 2, 0, 1], 4, 2, 9),
-    ([1], 1, 1, 0), ([4], 1, 1, 3), ([0, 0, 4], 3, 1, 3), ([1, 1], 2, 1, 1),
-    ([6, 6, 6, 6, 6], 5, 1, 5 * 5 + 4 * 7 + (7 + 7 + 7) + (7 + 7) + 7),
-])
+
+@pytest.mark.parametrize(
+    "counts,L,span,expected",
+    [
+        ([2, 1, 3], 3, 1, 12),
+        ([2, 1, 3], 3, 2, 8),
+        ([1, 0, 2], 3, 1, 3),
+        ([1, 0, 2], 3, 2, 1),
+        ([3, 2, 0, 1], 4, 1, 12),
+        ([3, 2, 0, 1], 4, 2, 9),
+        ([1], 1, 1, 0),
+        ([4], 1, 1, 3),
+        ([0, 0, 4], 3, 1, 3),
+        ([1, 1], 2, 1, 1),
+        ([6, 6, 6, 6, 6], 5, 1, 5 * 5 + 4 * 7 + (7 + 7 + 7) + (7 + 7) + 7),
+    ],
+)
 def test_candidate_counts_hand_built(counts, L, span, expected):
     """Hand counts: start level i (non-empty) gives n_i - 1 pattern-1 candidates, pattern 2 adds 0..n_{i+1}
     runs of level i+1, pattern 3 (j >= i + span) adds 0..n_{j+1} runs of level j+1; one-run merges dropped."""
@@ -241,14 +309,22 @@ def test_candidate_counts_hand_built(counts, L, span, expected):
 
 
 def test_candidates_hand_built_2_1_3():
-    st = tree([2, 1, 3], num_levels=3)       # runs 0,1 | 2 | 3,4,5 in canonical order
+    st = tree([2, 1, 3], num_levels=3)  # runs 0,1 | 2 | 3,4,5 in canonical order
     got = [(c.pattern, c.runs, c.target) for c in enumerate_candidates_reference(st)]
     assert got == [
         (INTRA, (0, 1), 0),
-        (ADJACENT, (0, 1), 1), (ADJACENT, (0, 1, 2), 1),
-        (MULTI, (0, 1, 2), 2), (MULTI, (0, 1, 2, 3), 2), (MULTI, (0, 1, 2, 3, 4), 2), (MULTI, (0, 1, 2, 3, 4, 5), 2),
-        (ADJACENT, (2, 3), 2), (ADJACENT, (2, 3, 4), 2), (ADJACENT, (2, 3, 4, 5), 2),
-        (INTRA, (3, 4), 2), (INTRA, (3, 4, 5), 2)]
+        (ADJACENT, (0, 1), 1),
+        (ADJACENT, (0, 1, 2), 1),
+        (MULTI, (0, 1, 2), 2),
+        (MULTI, (0, 1, 2, 3), 2),
+        (MULTI, (0, 1, 2, 3, 4), 2),
+        (MULTI, (0, 1, 2, 3, 4, 5), 2),
+        (ADJACENT, (2, 3), 2),
+        (ADJACENT, (2, 3, 4), 2),
+        (ADJACENT, (2, 3, 4, 5), 2),
+        (INTRA, (3, 4), 2),
+        (INTRA, (3, 4, 5), 2),
+    ]
     assert [tuple(r) for r in enumerate_candidates(st)] == [(p, r[0], r[-1], t) for p, r, t in got]
 
 
@@ -257,17 +333,21 @@ def test_pruning_sorts_by_size_and_adds_one_run_at_a_time():
     sz = lambda c: sorted(st.size[list(c.runs)].tolist())
     cands = enumerate_candidates_reference(st)
     p1 = [sz(c) for c in cands if c.pattern == INTRA and c.target == 0]
-    assert p1 == [[1.0, 3.0], [1.0, 3.0, 5.0]]             # never {1, 5} or {3, 5}
+    assert p1 == [[1.0, 3.0], [1.0, 3.0, 5.0]]  # never {1, 5} or {3, 5}
     p2 = [sz(c) for c in cands if c.pattern == ADJACENT]
-    assert p2 == [[1.0, 3.0, 5.0], [1.0, 3.0, 5.0, 10.0], [1.0, 3.0, 5.0, 10.0, 20.0],
-                  [1.0, 3.0, 5.0, 10.0, 20.0, 40.0]]       # all of level 0 + smallest runs of level 1
-    assert not [c for c in cands if c.pattern == MULTI]    # two levels: no multi-level pattern
+    assert p2 == [
+        [1.0, 3.0, 5.0],
+        [1.0, 3.0, 5.0, 10.0],
+        [1.0, 3.0, 5.0, 10.0, 20.0],
+        [1.0, 3.0, 5.0, 10.0, 20.0, 40.0],
+    ]  # all of level 0 + smallest runs of level 1
+    assert not [c for c in cands if c.pattern == MULTI]  # two levels: no multi-level pattern
 
 
 def test_level_cap_and_targets():
     st = tree([2, 2, 2], num_levels=3)
     rows = enumerate_candidates(st)
-    assert rows[:, 3].max() == 2                          # nothing below the last configured level
+    assert rows[:, 3].max() == 2  # nothing below the last configured level
     st7 = tree([1, 1, 1, 1, 1, 1, 1], num_levels=7)
     rows7 = enumerate_candidates(st7)
     # start level i <= 4: pattern 2 (one candidate) + pattern 3 for j = i+1..5 (two each); i = 5: pattern 2
@@ -287,14 +367,14 @@ def test_numba_enumeration_equals_reference_and_keeps_timestamp_order():
         assert candidate_runs(rows) == ref
         for c in ref:
             runs = list(c.runs)
-            assert runs == list(range(runs[0], runs[-1] + 1))        # contiguous in the canonical order
-            assert runs[0] == st.level_starts()[st.level[runs[0]]]   # starts at a level's first run
+            assert runs == list(range(runs[0], runs[-1] + 1))  # contiguous in the canonical order
+            assert runs[0] == st.level_starts()[st.level[runs[0]]]  # starts at a level's first run
             assert len(runs) >= 2 and 0 <= c.target < st.num_levels
             assert compaction_keeps_order(st, runs, c.target)
             levels = sorted(set(st.level[runs].tolist()))
             if c.pattern == INTRA:
                 assert levels == [c.target]
-            else:                                                    # whole levels i..j, part of the target
+            else:  # whole levels i..j, part of the target
                 i = levels[0]
                 whole = [lv for lv in range(i, c.target)]
                 for lv in whole:
@@ -313,10 +393,10 @@ def test_timestamp_order_rejects_non_pattern_merges():
     st = TreeState([1.0, 2.0, 5.0, 6.0], [0, 0, 1, 1], ts_lo=[10, 11, 1, 2], ts_hi=[10, 11, 1, 2])
     newer0 = int(np.flatnonzero(st.ts_lo == 11)[0])
     older0 = int(np.flatnonzero(st.ts_lo == 10)[0])
-    assert not compaction_keeps_order(st, [newer0], 1)          # part of level 0 (the newer run) moved down
+    assert not compaction_keeps_order(st, [newer0], 1)  # part of level 0 (the newer run) moved down
     assert not compaction_keeps_order(st, [newer0, 2], 1)
-    assert compaction_keeps_order(st, [older0], 1)               # a time-adjacent suffix would keep the order
-    assert not compaction_keeps_order(st, [2, 3], 0)             # data never moves up
+    assert compaction_keeps_order(st, [older0], 1)  # a time-adjacent suffix would keep the order
+    assert not compaction_keeps_order(st, [2, 3], 0)  # data never moves up
     with pytest.raises(ValueError):
         apply_compaction(st, [newer0, 2], 1)
     # runs of one level overlapping in time may be merged in any subset (R8)
@@ -327,6 +407,7 @@ def test_timestamp_order_rejects_non_pattern_merges():
 
 
 # ----------------------------------------------------------------------------------------------- scoring
+
 
 def test_numba_scoring_equals_reference_on_random_trees():
     rng = random.Random(5)
@@ -345,8 +426,10 @@ def test_numba_scoring_equals_reference_on_random_trees():
         assert tab["X"].tolist() == [r["X"] for r in ref]
         for a, r in zip(tab["score"], ref):
             assert close(a, r["score"]), (a, r)
-        assert np.array_equal(score_candidates(st, w, cost, pr, idle_workers=idle),
-                              np.array(score_candidates_reference(st, w, cost, pr, idle_workers=idle)))
+        assert np.array_equal(
+            score_candidates(st, w, cost, pr, idle_workers=idle),
+            np.array(score_candidates_reference(st, w, cost, pr, idle_workers=idle)),
+        )
         n_cands += len(ref)
     assert n_cands > 2000
 
@@ -366,10 +449,15 @@ def test_best_compaction_numba_reference_and_frontier_agree():
             assert a is None and f is None
             continue
         chosen += 1
-        assert (a.first_run, a.last_run, a.target_level, a.pattern, a.index) == \
-            (b.first_run, b.last_run, b.target_level, b.pattern, b.index)
+        assert (a.first_run, a.last_run, a.target_level, a.pattern, a.index) == (
+            b.first_run,
+            b.last_run,
+            b.target_level,
+            b.pattern,
+            b.index,
+        )
         assert a.t == b.t and a.X == b.X and close(a.score, b.score) and a.score > 0
-        assert a.run_ids == tuple(st.run_id[a.first_run:a.last_run + 1])
+        assert a.run_ids == tuple(st.run_id[a.first_run : a.last_run + 1])
         assert f[:4] == (b.first_run, b.y, b.X, b.t) and close(f[4], b.score)
     assert chosen > 80
 
@@ -385,8 +473,11 @@ def test_frontier_chooser_equals_full_scoring_on_many_trees():
         if it % 3 == 0:
             st = add_flushes(st, rng.randint(1, 60), cost.F)
         w = random_workload(rng, cost)
-        pr = ArceParams(M=rng.choice([5.0, 20.0, 95.0, rng.uniform(0, 300)]), c=rng.randint(0, 2 * st.total_runs),
-                        k=rng.choice([6.0, 12.0, 24.0, rng.uniform(0, 50)]))
+        pr = ArceParams(
+            M=rng.choice([5.0, 20.0, 95.0, rng.uniform(0, 300)]),
+            c=rng.randint(0, 2 * st.total_runs),
+            k=rng.choice([6.0, 12.0, 24.0, rng.uniform(0, 50)]),
+        )
         a = best_compaction(st, w, cost, pr)
         f = best_compaction_frontier(st, w, cost, pr)
         if a is None:
@@ -404,9 +495,9 @@ def test_multiple_workers_and_saturation():
     one = candidate_table(st, w, PAPER, pr)
     two = candidate_table(st, w, PAPER, pr, idle_workers=2)
     el = (w.r + PAPER.alpha * w.p) * PAPER.I_r
-    assert np.allclose(two["score"], 10.0 * el * two["y"])          # no short-term penalty
+    assert np.allclose(two["score"], 10.0 * el * two["y"])  # no short-term penalty
     assert np.all(two["score"] >= one["score"])
-    assert best_compaction(st, w, PAPER, pr, idle_workers=2).y == st.total_runs - 1   # the largest merge
+    assert best_compaction(st, w, PAPER, pr, idle_workers=2).y == st.total_runs - 1  # the largest merge
     assert best_compaction(st, w, PAPER, pr, idle_workers=0) is None
     assert best_compaction(st, w, PAPER, pr, saturated=True) is None
     finite = CostParams(I_r=12.0, I_w=15.0, F=2 * MiB, E=1024.0, B=4096.0, alpha=0.01, saturation_penalty=1e12)
@@ -435,8 +526,8 @@ def test_lemma_3_3_domination_on_random_trees():
         y, t, e = tab["y"], tab["t"], tab["score"]
         benefit = (w.r + cost.alpha * w.p) * cost.I_r
         n = e.size
-        eb, ea = np.broadcast_to(e[None, :], (n, n)), np.broadcast_to(e[:, None], (n, n))   # [a, b]
-        strict = (y[None, :] > y[:, None]) & (t[None, :] < t[:, None])   # b dominates a
+        eb, ea = np.broadcast_to(e[None, :], (n, n)), np.broadcast_to(e[:, None], (n, n))  # [a, b]
+        strict = (y[None, :] > y[:, None]) & (t[None, :] < t[:, None])  # b dominates a
         weak = (y[None, :] >= y[:, None]) & (t[None, :] <= t[:, None])
         assert np.all(eb[weak] >= ea[weak])
         if benefit > 0 and idle == 1:
@@ -446,6 +537,7 @@ def test_lemma_3_3_domination_on_random_trees():
 
 
 # --------------------------------------------------------------------------------------- FindBestParams
+
 
 def small_trees():
     return [
@@ -460,8 +552,16 @@ def test_simulation_numba_equals_reference():
     cases = 0
     for st in small_trees():
         for mix in ((0.33, 0.34, 0.33), (0.49, 0.02, 0.49), (0.01, 0.98, 0.01), (0.0, 0.5, 0.5)):
-            cost = CostParams(I_r=12.0, I_w=15.0, F=2 * MiB, E=1024.0, B=4096.0, alpha=0.0082,
-                              threads=rng.choice([1, 4]), p3_min_span=rng.choice([1, 2]))
+            cost = CostParams(
+                I_r=12.0,
+                I_w=15.0,
+                F=2 * MiB,
+                E=1024.0,
+                B=4096.0,
+                alpha=0.0082,
+                threads=rng.choice([1, 4]),
+                p3_min_span=rng.choice([1, 2]),
+            )
             w = Workload.from_mix(*mix, cost)
             pr = ArceParams(rng.choice([5.0, 20.0, 60.0]), rng.choice([2, 6, 12]), rng.choice([6.0, 24.0]))
             iters = 400 if cases % 4 == 0 else 120
@@ -483,12 +583,14 @@ def test_simulation_trace_obeys_eq8():
     for (s, y, t), (s2, _, _) in zip(trace, trace[1:]):
         assert s2 == next_run_count(s, t, y)
         if y == 0:
-            assert t == 1                                  # no compaction: one window (R12)
+            assert t == 1  # no compaction: one window (R12)
 
 
 def test_find_best_params_numba_equals_reference_small_grids():
-    grids = [dict(M_values=[5, 20, 60], c_values=[2, 8], k_values=[6, 24]),
-             dict(M_values=[10, 30], c_values=[4, 12, 40], k_values=[12])]
+    grids = [
+        dict(M_values=[5, 20, 60], c_values=[2, 8], k_values=[6, 24]),
+        dict(M_values=[10, 30], c_values=[4, 12, 40], k_values=[12]),
+    ]
     mixes = [(0.33, 0.34, 0.33), (0.2, 0.6, 0.2), (0.49, 0.02, 0.49)]
     for st, grid, mix in zip(small_trees(), grids + grids[:1], mixes):
         w = Workload.from_mix(*mix, PAPER)
@@ -496,7 +598,7 @@ def test_find_best_params_numba_equals_reference_small_grids():
         ref = find_best_params_reference(st, w, PAPER, max_iter=150, **grid)
         assert isinstance(got, BestParams) and (got.M, got.c, got.k) == (ref.M, ref.c, ref.k)
         assert close(got.objective, ref.objective)
-        M, c, k, obj = got                                 # unpacks as (M, c, k, objective)
+        M, c, k, obj = got  # unpacks as (M, c, k, objective)
         assert obj == got.objective and got.params == ArceParams(M, c, k)
     # the full MaxIterTime = 400 on one small grid
     st, w = small_trees()[0], Workload.from_mix(0.3, 0.4, 0.3, PAPER)
@@ -506,15 +608,15 @@ def test_find_best_params_numba_equals_reference_small_grids():
 
 
 def test_paper_grid_numba_equals_reference_and_rules():
-    st = small_trees()[1]                                  # 3 runs: c in {2, 4, .., 10}
+    st = small_trees()[1]  # 3 runs: c in {2, 4, .., 10}
     for mix in ((0.33, 0.34, 0.33), (0.98, 0.01, 0.01), (0.01, 0.98, 0.01), (0.0, 1.0, 0.0)):
         w = Workload.from_mix(*mix, PAPER)
         g = param_grid(st, w, PAPER)
         gr = param_grid_reference(st, w, PAPER)
         assert all(np.array_equal(a, b) for a, b in zip(g, gr))
         Ms, cs, ks = g
-        assert set(cs.tolist()) == {2, 4, 6, 8, 10}           # step 2, below 4 x 3 runs
-        assert set(ks.tolist()) == {6.0, 12.0, 24.0}          # 6 doubled twice
+        assert set(cs.tolist()) == {2, 4, 6, 8, 10}  # step 2, below 4 x 3 runs
+        assert set(ks.tolist()) == {6.0, 12.0, 24.0}  # 6 doubled twice
         assert np.all(Ms % 5 == 0) and Ms.min() == 5 and Ms.max() <= 100
         y_max = max(len(c.runs) - 1 for c in enumerate_candidates_reference(st))
         for c in (2, 10):
@@ -522,15 +624,15 @@ def test_paper_grid_numba_equals_reference_and_rules():
                 cap = Ms[(cs == c) & (ks == k)].max()
                 ch = best_compaction_reference(st, w, PAPER, ArceParams(float(cap), c, k))
                 if w.r + w.p == 0:
-                    assert cap == 5                            # M has no effect without reads
+                    assert cap == 5  # M has no effect without reads
                 elif cap < 100:
-                    assert ch is not None and ch.y == y_max    # cap: smallest M choosing the largest merge
+                    assert ch is not None and ch.y == y_max  # cap: smallest M choosing the largest merge
                     if cap > 5:
                         prev = best_compaction_reference(st, w, PAPER, ArceParams(float(cap - 5), c, k))
                         assert prev is None or prev.y < y_max
         tuples = list(zip(Ms.tolist(), cs.tolist(), ks.tolist()))
         assert tuples == sorted(tuples)
-        if mix[1] < 0.9:                                   # the paper's grid (M capped at 20 to keep it short)
+        if mix[1] < 0.9:  # the paper's grid (M capped at 20 to keep it short)
             got = find_best_params(st, w, PAPER, max_iter=60, M_limit=20)
             ref = find_best_params_reference(st, w, PAPER, max_iter=60, M_limit=20)
             assert (got.M, got.c, got.k) == (ref.M, ref.c, ref.k) and close(got.objective, ref.objective)
@@ -542,11 +644,11 @@ def test_parallel_equals_serial():
     a = grid_objectives(st, w, PAPER, max_iter=200)
     b = grid_objectives(st, w, PAPER, max_iter=200, parallel=False)
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
-    assert find_best_params(st, w, PAPER, max_iter=200) == find_best_params(st, w, PAPER, max_iter=200,
-                                                                            parallel=False)
+    assert find_best_params(st, w, PAPER, max_iter=200) == find_best_params(st, w, PAPER, max_iter=200, parallel=False)
 
 
 # ------------------------------------------------------------------------------------------- re-selection
+
 
 def test_reselection_threshold():
     st = tree([3, 2])
@@ -577,5 +679,5 @@ def test_param_selector_recomputes_only_on_drift():
     assert sel.select(st, Workload(w.r * 1.05, w.u, w.p)) == first and sel.recomputations == 1
     sel.select(st, Workload(w.r * 1.15, w.u, w.p))
     assert sel.recomputations == 2
-    sel.select(add_flushes(st, 1, 2 * MiB), Workload(w.r * 1.15, w.u, w.p))   # 3 -> 4 runs: +33 %
+    sel.select(add_flushes(st, 1, 2 * MiB), Workload(w.r * 1.15, w.u, w.p))  # 3 -> 4 runs: +33 %
     assert sel.recomputations == 3

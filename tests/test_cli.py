@@ -9,8 +9,9 @@ from tests.conftest import small_config
 
 
 def lsmsim(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "lsmsim.cli", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "lsmsim.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=300
+    )
 
 
 def test_help_and_version():
@@ -33,7 +34,10 @@ def test_run_writes_results(tmp_path):
     assert summary["write_amp"] > 1
     ts = pd.read_parquet(out / "timeseries.parquet")
     assert len(ts) > 1 and "runs_L0" in ts
-    assert len(pd.read_parquet(out / "compactions.parquet")) == summary["flushes"] + summary["compactions"] + summary["trivial_moves"]
+    assert (
+        len(pd.read_parquet(out / "compactions.parquet"))
+        == summary["flushes"] + summary["compactions"] + summary["trivial_moves"]
+    )
     saved = yaml.safe_load((out / "config.yaml").read_text())
     assert saved["lsm"]["write_buffer_size"] == 512 * 1024  # the resolved config, override applied
     assert json.loads((out / "provenance.json").read_text())["seed"] == 7
@@ -69,15 +73,20 @@ def test_json_output(tmp_path):
 import pytest  # noqa: E402
 
 
-@pytest.mark.parametrize("override,path", [
-    ("workload.phases.0.keys.theta=1.5", "workload.phases[0].keys.theta"),
-    ("seed=-1", "seed"),
-    ("machine.io_priority=[flush]", "machine"),
-    ("workload.num=1e30", "workload.num"),
-    ("workload.phases.0.queries={mode: open, arrival_rate: 1000, arrival: bursty, burst_factor: 10}",
-     "workload.phases[0].queries"),
-    ("policy={num_levels: 3}", "policy"),
-])
+@pytest.mark.parametrize(
+    "override,path",
+    [
+        ("workload.phases.0.keys.theta=1.5", "workload.phases[0].keys.theta"),
+        ("seed=-1", "seed"),
+        ("machine.io_priority=[flush]", "machine"),
+        ("workload.num=1e30", "workload.num"),
+        (
+            "workload.phases.0.queries={mode: open, arrival_rate: 1000, arrival: bursty, burst_factor: 10}",
+            "workload.phases[0].queries",
+        ),
+        ("policy={num_levels: 3}", "policy"),
+    ],
+)
 def test_bad_values_exit_2_naming_the_path(tmp_path, override, path):
     cfg = tmp_path / "c.yaml"
     cfg.write_text(yaml.safe_dump(small_config()))
@@ -101,6 +110,7 @@ def test_unreadable_inputs_exit_2(tmp_path):
 
 def test_load_config_leaves_the_callers_dict_alone():
     from lsmsim import load_config
+
     base = small_config()
     load_config(base, ["lsm.wal=false"])
     assert base["lsm"]["wal"] is True
@@ -108,6 +118,7 @@ def test_load_config_leaves_the_callers_dict_alone():
 
 def test_ssd_calibrate_and_replay(tmp_path):
     from pathlib import Path
+
     fio = Path(__file__).parent.parent / "experiments" / "ssd" / "fio"
     traces = sorted(str(p) for p in (fio / "traces").glob("*.json"))
     prof = tmp_path / "dev.yaml"
@@ -120,6 +131,7 @@ def test_ssd_calibrate_and_replay(tmp_path):
     assert "randrw70-4k-qd32" in r.stdout and "err%" in r.stdout and r.stdout.count("\n") >= 3
     # the profile works as a config's device section
     from lsmsim import load_config
+
     cfg = load_config({"device": data, "workload": {"preset": "fillrandom"}})
     assert cfg.device.read.iops > 0
     bad = tmp_path / "bad.json"

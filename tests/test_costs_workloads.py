@@ -82,8 +82,10 @@ def test_readrandom_reads_existing_keys():
 
 
 def test_zipfian_reads_hit_the_cache_more_than_uniform():
-    phases = [{"operations": 50_000, "mix": {"insert": 1.0}, "measure": False},
-              {"operations": 50_000, "mix": {"get": 1.0}, "keys": {"distribution": "uniform"}}]
+    phases = [
+        {"operations": 50_000, "mix": {"insert": 1.0}, "measure": False},
+        {"operations": 50_000, "mix": {"get": 1.0}, "keys": {"distribution": "uniform"}},
+    ]
     u = lsmsim.run(small_config(phases=phases)).summary
     z = lsmsim.run(small_config(phases=phases), ["workload.phases.1.keys.distribution=zipfian"]).summary
     assert z["device_random_reads"] < u["device_random_reads"]

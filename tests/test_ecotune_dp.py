@@ -1,5 +1,6 @@
-"""EcoTune's DPs (lsmsim/policies/ecotune/dp.py): numba vs Python reference, brute force, the cost model, the
-interpretations I1-I11 of the paper documented in dp.py, laziness vs r, the table format and the CLI."""
+"""EcoTune's DPs (lsmsim/policies/ecotune/): numba vs Python reference, brute force, the cost model, the
+interpretations I1-I11 of the paper documented in dp.py, laziness vs r, the schedule's table format and the CLI."""
+
 import argparse
 import io
 import math
@@ -8,9 +9,22 @@ import random
 import numpy as np
 import pytest
 
-from lsmsim.policies.ecotune import (PAPER_TABLES, EcoTuneParamError, EcoTuneParams, Policy, brute_force,
-                                     count_policies, evaluate_policy, format_layout, merge_score, paper_policy, q,
-                                     q_mlc, solve, solve_reference)
+from lsmsim.policies.ecotune import (
+    PAPER_TABLES,
+    EcoTuneParamError,
+    EcoTuneParams,
+    Schedule,
+    brute_force,
+    count_schedules,
+    evaluate_schedule,
+    format_layout,
+    merge_score,
+    paper_schedule,
+    q,
+    q_mlc,
+    solve,
+    solve_reference,
+)
 from lsmsim.policies.ecotune.solve_cli import add_parser
 
 
@@ -24,16 +38,24 @@ def random_params(rng, R_lo, R_hi, max_ratio=1.5):
     ratio = math.exp(rng.uniform(math.log(0.02), math.log(max_ratio)))
     beta = rng.choice([0.0, 1.0, rng.random(), rng.random()])
     f = rng.choice([0.0, rng.uniform(0.0, 0.2)])
-    return EcoTuneParams(R=rng.randint(R_lo, R_hi), C=rng.choice([0, 1, 2, 3, 7]), T_w=T_w, T_c=T_w * ratio,
-                         beta=beta, r=rng.random(), f=f)
+    return EcoTuneParams(
+        R=rng.randint(R_lo, R_hi),
+        C=rng.choice([0, 1, 2, 3, 7]),
+        T_w=T_w,
+        T_c=T_w * ratio,
+        beta=beta,
+        r=rng.random(),
+        f=f,
+    )
 
 
 # ---------------------------------------------------------------------------------------------------- the model
 
+
 def test_q_and_q_mlc():
     assert q(0, 0.5, 0.0) == pytest.approx(1 / (2 * 0.5 + 0.5))
     assert q(3, 0.2, 0.05) == pytest.approx(1 / (5 * 0.2 + 0.8 * 1.05))
-    assert q(7, 0.0, 0.1) == pytest.approx(1 / 1.1)            # no long scans: the run count does not matter
+    assert q(7, 0.0, 0.1) == pytest.approx(1 / 1.1)  # no long scans: the run count does not matter
     assert all(q(e, 0.3, 0.01) > q(e + 1, 0.3, 0.01) for e in range(30))
     assert q_mlc(4, 0.4, 0.3, 0.01) == 0.4 * q(4, 0.3, 0.01)
     p = P(beta=0.25)
@@ -44,20 +66,21 @@ def test_merge_score_hand_values():
     """I5/I6: Delta_b = ceil(m T_c / T_w) - 1 whole T_w periods at q'(e), q'(e+1), .. then the rest of m T_c."""
     p = P(T_w=1.0, T_c=0.5, beta=0.5)
     qp = p.q_mlc
-    assert merge_score(p, 2, 1) == pytest.approx(0.5 * qp(2))                    # 0.5 T_w: Delta_b = 0
-    assert merge_score(p, 2, 3) == pytest.approx(qp(2) + 0.5 * qp(3))            # 1.5 T_w: Delta_b = 1
-    assert merge_score(p, 2, 4) == pytest.approx(qp(2) + qp(3))                  # exactly 2 T_w: Delta_b = 1 (I6)
+    assert merge_score(p, 2, 1) == pytest.approx(0.5 * qp(2))  # 0.5 T_w: Delta_b = 0
+    assert merge_score(p, 2, 3) == pytest.approx(qp(2) + 0.5 * qp(3))  # 1.5 T_w: Delta_b = 1
+    assert merge_score(p, 2, 4) == pytest.approx(qp(2) + qp(3))  # exactly 2 T_w: Delta_b = 1 (I6)
     assert merge_score(p, 0, 7) == pytest.approx(qp(0) + qp(1) + qp(2) + 0.5 * qp(3))
 
 
 # ------------------------------------------------------------------------------ interpretations, hand-computed
+
 
 def test_simplified_x1_costs_no_mlc_and_root_adds_first_slot():
     """I1: x = 1 is charged T_w q(e+1), not (T_w - T_c) q(e+1); I2: score = T_w q(0) + f(0, R)."""
     p = P(T_w=1.0, T_c=0.3)
     q0, q1, q2 = p.q(0), p.q(1), p.q(2)
     assert solve(P(R=1), 0).score == pytest.approx(P(R=1).q(0))
-    assert solve(P(R=2, T_c=0.3), 0).score == pytest.approx(q0 + q1)              # literal: q0 + 0.7 q1
+    assert solve(P(R=2, T_c=0.3), 0).score == pytest.approx(q0 + q1)  # literal: q0 + 0.7 q1
     # R = 3: x = 1 (no MLC) or x = 2 (merge units 1-2 at TMC 2, 2 T_c without queries)
     want = q0 + max(q1 + q2, q1 + (1.0 - 0.6) * q1)
     assert solve(P(R=3, T_c=0.3), 0).score == pytest.approx(want)
@@ -67,8 +90,8 @@ def test_simplified_x1_costs_no_mlc_and_root_adds_first_slot():
 def test_simplified_does_not_enforce_short_mlcs():
     """I3: an MLC longer than T_w gets negative idle time (T_w - x T_c) q(e+1), literally."""
     p = P(R=3, T_w=1.0, T_c=0.8, r=1.0, f=0.0)
-    assert evaluate_policy(p, [(2, 1, 2)], 0) == pytest.approx(p.q(0) + p.q(1) + (1.0 - 1.6) * p.q(1))
-    assert solve(p, 0).policy.n_merges == 0
+    assert evaluate_schedule(p, [(2, 1, 2)], 0) == pytest.approx(p.q(0) + p.q(1) + (1.0 - 1.6) * p.q(1))
+    assert solve(p, 0).schedule.n_merges == 0
 
 
 def test_algorithm1_charges_q_prime_of_e():
@@ -81,7 +104,7 @@ def test_algorithm1_charges_q_prime_of_e():
     no_merge = T_w * qq(1) + T_w * qq(2) + (3 * C + 3) * T_c * qp(2)
     merge12 = (T_w * qq(1) + 2 * T_c * qp(1)) + (T_w - 2 * T_c) * qq(1) + (3 * C + 3) * T_c * qp(1)
     assert solve(p3, 1).score == pytest.approx(T_w * qq(0) + max(no_merge, merge12))
-    assert evaluate_policy(p3, [(2, 1, 2)], 1) == pytest.approx(T_w * qq(0) + merge12)
+    assert evaluate_schedule(p3, [(2, 1, 2)], 1) == pytest.approx(T_w * qq(0) + merge12)
 
 
 def test_algorithm2_root_has_no_extra_first_slot():
@@ -102,14 +125,21 @@ def test_algorithm2_long_mlc_hand_case():
     and that schedule would be infeasible."""
     p = P(R=5, C=0, T_w=1.0, T_c=0.6, beta=0.9, r=1.0, f=0.0)
     qq, qp = p.q, p.q_mlc
-    want = (qq(0) + qq(1) + qq(2)                      # [0, 3): 0, 1, 2 runs
-            + qp(3) + 0.8 * qp(4)                      # MLC [3, 4.8): MergeScore(3, 3), unit 4 at 4
-            + 0.2 * qq(2)                              # idle [4.8, 5): runs 1-3 and 4
-            + qp(3) + qp(4) + qp(5))                   # global compaction of 5 units, [5, 8)
+    want = (
+        qq(0)
+        + qq(1)
+        + qq(2)  # [0, 3): 0, 1, 2 runs
+        + qp(3)
+        + 0.8 * qp(4)  # MLC [3, 4.8): MergeScore(3, 3), unit 4 at 4
+        + 0.2 * qq(2)  # idle [4.8, 5): runs 1-3 and 4
+        + qp(3)
+        + qp(4)
+        + qp(5)
+    )  # global compaction of 5 units, [5, 8)
     for res in (solve(p, 2), solve_reference(p, 2)):
-        assert [(m.tmc, m.lo, m.hi) for m in res.policy.merges] == [(3, 1, 3)]
+        assert [(m.tmc, m.lo, m.hi) for m in res.schedule.merges] == [(3, 1, 3)]
         assert res.score == pytest.approx(want, rel=1e-14)
-    assert evaluate_policy(p, [(3, 1, 3)], 2) == pytest.approx(want, rel=1e-14)
+    assert evaluate_schedule(p, [(3, 1, 3)], 2) == pytest.approx(want, rel=1e-14)
     assert merge_score(p, 3, 3) == pytest.approx(qp(3) + 0.8 * qp(4))
 
 
@@ -119,8 +149,8 @@ def test_ties_pick_the_smallest_x():
     for alg in (0, 1, 2):
         for beta in (0.0, 0.5, 1.0):
             res = solve(P(R=12, r=0.0, beta=beta), alg)
-            assert res.policy.n_merges == 0, (alg, beta)
-            assert solve_reference(P(R=12, r=0.0, beta=beta), alg).policy.n_merges == 0
+            assert res.schedule.n_merges == 0, (alg, beta)
+            assert solve_reference(P(R=12, r=0.0, beta=beta), alg).schedule.n_merges == 0
 
 
 def test_algorithm2_equals_simplified_when_mlc_is_short_and_blocks_queries():
@@ -128,15 +158,17 @@ def test_algorithm2_equals_simplified_when_mlc_is_short_and_blocks_queries():
     rng = random.Random(5)
     for _ in range(25):
         R = rng.randint(2, 14)
-        p = EcoTuneParams(R, rng.choice([0, 1, 3]), 1.0, rng.uniform(0.001, 0.99) / R, 0.0, rng.random(),
-                          rng.uniform(0, 0.1))
+        p = EcoTuneParams(
+            R, rng.choice([0, 1, 3]), 1.0, rng.uniform(0.001, 0.99) / R, 0.0, rng.random(), rng.uniform(0, 0.1)
+        )
         s0, s1, s2 = (solve(p, a) for a in (0, 1, 2))
         assert s1.score == pytest.approx(s0.score, rel=1e-12)
         assert s2.score == pytest.approx(s0.score, rel=1e-12)
-        assert s0.policy.merges == s1.policy.merges == s2.policy.merges
+        assert s0.schedule.merges == s1.schedule.merges == s2.schedule.merges
 
 
 # --------------------------------------------------------------------------------- numba vs Python reference
+
 
 @pytest.mark.parametrize("alg, R_hi, n", [(0, 16, 40), (1, 10, 40), (2, 10, 40)])
 def test_numba_equals_python_reference(alg, R_hi, n):
@@ -144,9 +176,9 @@ def test_numba_equals_python_reference(alg, R_hi, n):
     for _ in range(n):
         p = random_params(rng, 1, R_hi)
         fast, ref = solve(p, alg), solve_reference(p, alg)
-        assert fast.score == ref.score, p                          # bit for bit (I10)
-        assert fast.policy == ref.policy, p
-        for key, x in ref.argmax.items():                          # the whole reachable argmax table
+        assert fast.score == ref.score, p  # bit for bit (I10)
+        assert fast.schedule == ref.schedule, p
+        for key, x in ref.argmax.items():  # the whole reachable argmax table
             if alg == 0:
                 assert fast.choice(*key) == x
             elif alg == 1:
@@ -164,14 +196,14 @@ def test_numba_equals_reference_with_long_mlcs():
         R = rng.randint(3, 9)
         p = EcoTuneParams(R, rng.choice([1, 3]), 1.0, rng.uniform(0.3, 3.0), rng.random(), rng.random(), 0.01)
         fast, ref = solve(p, 2), solve_reference(p, 2)
-        assert fast.score == ref.score and fast.policy == ref.policy
+        assert fast.score == ref.score and fast.schedule == ref.schedule
 
 
 def test_deterministic():
     p = P(R=24, T_c=0.21, beta=0.5, r=0.4)
     for alg in (0, 1, 2):
         a, b = solve(p, alg), solve(p, alg)
-        assert a.score == b.score and a.policy == b.policy
+        assert a.score == b.score and a.schedule == b.schedule
         if alg == 2:
             assert all(np.array_equal(x, y) for x, y in zip(a.argmax, b.argmax))
         else:
@@ -180,8 +212,9 @@ def test_deterministic():
 
 # ------------------------------------------------------------------------------- brute force and cost model
 
-def test_policy_count_is_catalan():
-    assert [count_policies(R) for R in range(1, 10)] == [math.comb(2 * k, k) // (k + 1) for k in range(9)]
+
+def test_schedule_count_is_catalan():
+    assert [count_schedules(R) for R in range(1, 10)] == [math.comb(2 * k, k) // (k + 1) for k in range(9)]
 
 
 @pytest.mark.parametrize("alg", [0, 1])
@@ -193,23 +226,23 @@ def test_dp_equals_brute_force(alg):
             p = random_params(rng, R, R, max_ratio=1.5)
             best, merges = brute_force(p, alg)
             res = solve(p, alg)
-            assert res.score == pytest.approx(best, rel=1e-12, abs=1e-12), (p, merges, res.policy.merges)
-            assert evaluate_policy(p, res.policy.merges, alg) == pytest.approx(res.score, rel=1e-12)
+            assert res.score == pytest.approx(best, rel=1e-12, abs=1e-12), (p, merges, res.schedule.merges)
+            assert evaluate_schedule(p, res.schedule.merges, alg) == pytest.approx(res.score, rel=1e-12)
 
 
-def test_algorithm2_policy_replays_on_the_timeline():
+def test_algorithm2_schedule_replays_on_the_timeline():
     """The reconstructed alg-2 schedule, simulated with real MLC durations, scores what the DP says (I5-I8)."""
     rng = random.Random(3)
     long_mlcs = 0
     for _ in range(60):
         p = random_params(rng, 2, 30, max_ratio=1.5)
         res = solve(p, 2)
-        assert evaluate_policy(p, res.policy.merges, 2) == pytest.approx(res.score, rel=1e-9)
-        long_mlcs += any(m.size * p.T_c > p.T_w for m in res.policy.merges)
+        assert evaluate_schedule(p, res.schedule.merges, 2) == pytest.approx(res.score, rel=1e-9)
+        long_mlcs += any(m.size * p.T_c > p.T_w for m in res.schedule.merges)
     assert long_mlcs >= 10  # the check covers MLCs that outlast T_w (pending runs)
 
 
-def test_paper_policies_never_beat_the_optimum():
+def test_paper_schedules_never_beat_the_optimum():
     """The paper's Tables 5-8 are schedules in Algorithm 2's space: under the model they never beat the DP."""
     rng = random.Random(9)
     for _ in range(20):
@@ -217,7 +250,7 @@ def test_paper_policies_never_beat_the_optimum():
         best = solve(p, 2).score
         for t in PAPER_TABLES:
             try:
-                s = evaluate_policy(p, PAPER_TABLES[t]["merges"], 2)
+                s = evaluate_schedule(p, PAPER_TABLES[t]["merges"], 2)
             except ValueError:  # overlapping MLCs at this T_c/T_w: not a valid schedule
                 continue
             assert s <= best * (1 + 1e-12)
@@ -230,7 +263,7 @@ RS = [round(0.1 * i, 1) for i in range(1, 11)]
 
 def test_no_mlc_without_long_scans():
     for alg in (0, 1, 2):
-        assert solve(P(R=29, r=0.0, beta=0.5), alg).policy.mlc_work == 0
+        assert solve(P(R=29, r=0.0, beta=0.5), alg).schedule.mlc_work == 0
 
 
 @pytest.mark.parametrize("alg", [0, 1])
@@ -241,7 +274,7 @@ def test_lazier_as_r_falls_simplified_and_alg1(alg):
         for ratio in (0.05, 0.1, 0.2, 0.3, 0.4):
             for beta in (0.0, 0.5):
                 for C in (1, 3):
-                    w = [solve(EcoTuneParams(R, C, 1.0, ratio, beta, r, 0.01), alg).policy.mlc_work for r in RS]
+                    w = [solve(EcoTuneParams(R, C, 1.0, ratio, beta, r, 0.01), alg).schedule.mlc_work for r in RS]
                     assert w == sorted(w), (R, ratio, beta, C, w)
                     assert w[0] < w[-1]
 
@@ -252,7 +285,7 @@ def test_lazier_as_r_falls_algorithm2():
     for R in (12, 20, 29):
         for ratio in (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4):
             for beta in (0.3, 0.5, 0.7):
-                pols = [solve(EcoTuneParams(R, 3, 1.0, ratio, beta, r, 0.01), 2).policy for r in RS]
+                pols = [solve(EcoTuneParams(R, 3, 1.0, ratio, beta, r, 0.01), 2).schedule for r in RS]
                 w = [p.mlc_work for p in pols]
                 runs = [p.mean_runs for p in pols]
                 assert w == sorted(w), (R, ratio, beta, w)
@@ -263,11 +296,12 @@ def test_lazier_as_r_falls_algorithm2():
 def test_laziness_is_not_monotone_everywhere():
     """Where the claim fails (documented): alg 2 with beta = 1 (an MLC costs no query speed) does more MLC work
     at r = 0.1 than at r = 1."""
-    w = [solve(EcoTuneParams(20, 1, 1.0, 0.25, 1.0, r, 0.0), 2).policy.mlc_work for r in (0.1, 1.0)]
+    w = [solve(EcoTuneParams(20, 1, 1.0, 0.25, 1.0, r, 0.0), 2).schedule.mlc_work for r in (0.1, 1.0)]
     assert w[0] > w[1]
 
 
-# ------------------------------------------------------------------------------------------ tables and policy
+# ---------------------------------------------------------------------------------------- tables and schedule
+
 
 def test_format_layout():
     assert format_layout([14, 7, 4, 1, 1, 1, 1]) == "14 7 4 4[1]"
@@ -279,39 +313,62 @@ def test_format_layout():
 
 def test_table_prints_like_the_paper():
     """I11 on the paper's Table 7 (its misprinted last row read as 14 7 4 4[1])."""
-    rows = [line.split("  ") for line in paper_policy(7).table().splitlines()[1:]]
+    rows = [line.split("  ") for line in paper_schedule(7).table().splitlines()[1:]]
     rows = [[c.strip() for c in r if c.strip()][:2] for r in rows]
-    assert rows == [["3", "3[1] -> 3"], ["7", "3 4[1] -> 7"], ["10", "7 3[1] -> 7 3"], ["14", "7 3 4[1] -> 14"],
-                    ["17", "14 3[1] -> 14 3"], ["21", "14 3 4[1] -> 14 7"], ["25", "14 7 4[1] -> 14 7 4"],
-                    ["29", "14 7 4 4[1]"]]
+    assert rows == [
+        ["3", "3[1] -> 3"],
+        ["7", "3 4[1] -> 7"],
+        ["10", "7 3[1] -> 7 3"],
+        ["14", "7 3 4[1] -> 14"],
+        ["17", "14 3[1] -> 14 3"],
+        ["21", "14 3 4[1] -> 14 7"],
+        ["25", "14 7 4[1] -> 14 7 4"],
+        ["29", "14 7 4 4[1]"],
+    ]
     for t in PAPER_TABLES:
-        assert all(sum(s.after) == s.tmc for s in paper_policy(t).steps)
+        assert all(sum(s.after) == s.tmc for s in paper_schedule(t).steps)
 
 
-def test_policy_layouts_are_consistent():
+def test_schedule_layouts_are_consistent():
     for alg in (0, 1, 2):
-        pol = solve(P(R=29, T_c=0.3, r=0.7), alg).policy
+        pol = solve(P(R=29, T_c=0.3, r=0.7), alg).schedule
         assert [sum(l) for l in pol.layouts] == list(range(1, 30))
         assert pol.mlc_work == sum(m.size for m in pol.merges) == sum(sum(m.inputs) for m in pol.merges)
-        assert pol.steps[-1].merge is None                          # the global compaction follows TMC R
+        assert pol.steps[-1].merge is None  # the global compaction follows TMC R
         assert all(len(m.inputs) >= 2 for m in pol.merges)
 
 
-def test_policy_from_merges_rejects_bad_schedules():
+def test_schedule_from_merges_rejects_bad_schedules():
     with pytest.raises(ValueError):
-        Policy.from_merges(5, [(3, 2, 4)])                          # unit 4 does not exist at TMC 3
+        Schedule.from_merges(5, [(3, 2, 4)])  # unit 4 does not exist at TMC 3
     with pytest.raises(ValueError):
-        Policy.from_merges(5, [(3, 1, 3), (4, 2, 4)])               # splits the run 1..3
+        Schedule.from_merges(5, [(3, 1, 3), (4, 2, 4)])  # splits the run 1..3
 
 
 # ---------------------------------------------------------------------------------------------- validation
 
-@pytest.mark.parametrize("kw, word", [
-    ({"R": 0}, "R"), ({"R": -3}, "R"), ({"R": 2.5}, "R"), ({"R": True}, "R"), ({"R": "8"}, "R"),
-    ({"C": -1}, "C"), ({"T_w": 0}, "T_w"), ({"T_c": -0.1}, "T_c"), ({"T_c": 0}, "T_c"),
-    ({"beta": 1.5}, "beta"), ({"beta": -0.1}, "beta"), ({"r": 1.01}, "r"), ({"f": 2.0}, "f"),
-    ({"T_w": float("nan")}, "T_w"), ({"T_c": float("inf")}, "T_c"), ({"r": "abc"}, "r"),
-])
+
+@pytest.mark.parametrize(
+    "kw, word",
+    [
+        ({"R": 0}, "R"),
+        ({"R": -3}, "R"),
+        ({"R": 2.5}, "R"),
+        ({"R": True}, "R"),
+        ({"R": "8"}, "R"),
+        ({"C": -1}, "C"),
+        ({"T_w": 0}, "T_w"),
+        ({"T_c": -0.1}, "T_c"),
+        ({"T_c": 0}, "T_c"),
+        ({"beta": 1.5}, "beta"),
+        ({"beta": -0.1}, "beta"),
+        ({"r": 1.01}, "r"),
+        ({"f": 2.0}, "f"),
+        ({"T_w": float("nan")}, "T_w"),
+        ({"T_c": float("inf")}, "T_c"),
+        ({"r": "abc"}, "r"),
+    ],
+)
 def test_bad_params_raise(kw, word):
     with pytest.raises(EcoTuneParamError, match=rf"^{word} ") as ei:
         P(**kw)
@@ -332,6 +389,7 @@ def test_bad_alg_and_sizes_raise():
 
 # ------------------------------------------------------------------------------------------------------ CLI
 
+
 def _cli(argv):
     parser = argparse.ArgumentParser(prog="lsmsim")
     add_parser(parser.add_subparsers(dest="command"))
@@ -342,27 +400,76 @@ def _cli(argv):
 
 
 def test_cli_solve_prints_score_table_and_timings():
-    rc, out = _cli(["ecotune", "solve", "--alg", "2", "--R", "29", "--C", "3", "--Tw", "6.55", "--Tc", "1.38",
-                    "--beta", "0.5", "--r", "0.5", "--f", "0.01"])
+    rc, out = _cli(
+        [
+            "ecotune",
+            "solve",
+            "--alg",
+            "2",
+            "--R",
+            "29",
+            "--C",
+            "3",
+            "--Tw",
+            "6.55",
+            "--Tc",
+            "1.38",
+            "--beta",
+            "0.5",
+            "--r",
+            "0.5",
+            "--f",
+            "0.01",
+        ]
+    )
     assert rc == 0
     p = EcoTuneParams(29, 3, 6.55, 1.38, 0.5, 0.5, 0.01)
     res = solve(p, 2)
     assert f"optimal score {res.score:.6g}" in out
-    assert "# TMC  Main Level Layout" in out and res.policy.table() in out
+    assert "# TMC  Main Level Layout" in out and res.schedule.table() in out
     assert "solve time, numba" in out and "alg 0" in out and "alg 2" in out
 
 
 def test_cli_reference_and_all_rows():
-    rc, out = _cli(["ecotune", "solve", "--alg", "1", "--R", "9", "--Tw", "1", "--Tc", "0.2", "--beta", "0.5",
-                    "--r", "0.6", "--f", "0", "--all-rows", "--reference"])
+    rc, out = _cli(
+        [
+            "ecotune",
+            "solve",
+            "--alg",
+            "1",
+            "--R",
+            "9",
+            "--Tw",
+            "1",
+            "--Tc",
+            "0.2",
+            "--beta",
+            "0.5",
+            "--r",
+            "0.6",
+            "--f",
+            "0",
+            "--all-rows",
+            "--reference",
+        ]
+    )
     assert rc == 0 and "identical to numba" in out and "Python reference" in out
     assert len([line for line in out.splitlines() if line[:5].strip().isdigit()]) == 9
 
 
-@pytest.mark.parametrize("argv, word", [
-    (["--beta", "1.5"], "--beta"), (["--Tw", "abc"], "--Tw"), (["--R", "0"], "--R"), (["--R", "2.5"], "--R"),
-    (["--alg", "3"], "--alg"), (["--R", "100"], "--R"), (["--Tc", "-1"], "--Tc"), (["--r", "nan"], "--r"),
-])
+@pytest.mark.parametrize(
+    "argv, word",
+    [
+        (["--beta", "1.5"], "--beta"),
+        (["--Tw", "abc"], "--Tw"),
+        (["--R", "0"], "--R"),
+        (["--R", "2.5"], "--R"),
+        (["--alg", "3"], "--alg"),
+        (["--R", "100"], "--R"),
+        (["--Tc", "-1"], "--Tc"),
+        (["--r", "nan"], "--r"),
+    ],
+)
 def test_cli_bad_values_raise_one_line_value_error(argv, word):
     base = {"--Tw": "1", "--Tc": "0.2", "--beta": "0.5", "--r": "0.5", "--f": "0.01"}
     base.update(dict(zip(argv[::2], argv[1::2])))
@@ -377,7 +484,15 @@ def test_cli_help_documents_parameters(capsys):
         _cli(["ecotune", "solve", "--help"])
     assert ei.value.code == 0
     out = capsys.readouterr().out
-    for word in ("T_w", "T_c", "beta", "long-range-scan ratio", "false-positive", "capped size ratio", "TMC",
-                 "Tables 5-8"):
+    for word in (
+        "T_w",
+        "T_c",
+        "beta",
+        "long-range-scan ratio",
+        "false-positive",
+        "capped size ratio",
+        "TMC",
+        "Tables 5-8",
+    ):
         assert word in out
     assert _cli(["ecotune"])[0] == 2

@@ -1,20 +1,33 @@
 """EcoTune's three-level policy in the simulator: it follows the DP's schedule (SIGMOD'25 §4.2-4.3)."""
+
 import pytest
 
 import lsmsim
-from lsmsim.policies.ecotune.dp import Policy as Schedule
+from lsmsim.policies.ecotune import Schedule
 from lsmsim.sim.kernel import Simulation
 from tests.conftest import small_config
 
-ECO = {"name": "ecotune", "R": 8, "C": 3, "alg": 2, "unit_run_size": "2MiB", "T_w": 1.0, "T_c": 0.2,
-       "beta": 0.5, "r": 0.5}
+ECO = {
+    "name": "ecotune",
+    "R": 8,
+    "C": 3,
+    "alg": 2,
+    "unit_run_size": "2MiB",
+    "T_w": 1.0,
+    "T_c": 0.2,
+    "beta": 0.5,
+    "r": 0.5,
+}
 
 
 def _run(policy=ECO, ops=400_000):
-    cfg = small_config(policy=policy, lsm={"write_buffer_size": "1MiB", "range_filter_fpr": 0.01},
-                       phases=[{"operations": ops, "mix": {"insert": 1.0}, "writers": {"mode": "rate", "rate": "2MB/s"}}],
-                       machine={"cores": 4, "threads": {"flush": 1, "compaction": 3}},
-                       workload={"num": 200_000})
+    cfg = small_config(
+        policy=policy,
+        lsm={"write_buffer_size": "1MiB", "range_filter_fpr": 0.01},
+        phases=[{"operations": ops, "mix": {"insert": 1.0}, "writers": {"mode": "rate", "rate": "2MB/s"}}],
+        machine={"cores": 4, "threads": {"flush": 1, "compaction": 3}},
+        workload={"num": 200_000},
+    )
     sim = Simulation(lsmsim.load_config(cfg))
     return sim, sim.run()
 
@@ -54,11 +67,20 @@ def test_lower_long_scan_ratio_means_a_lazier_schedule():
 
 def test_beta_is_measured_and_idle_mlc_threads_serve_queries():
     policy = {**ECO, "mlc_threads": 2, "tmc_threads": 1, "r": None}
-    cfg = small_config(policy=policy, lsm={"write_buffer_size": "1MiB", "range_filter_fpr": 0.01},
-                       phases=[{"duration": 20.0, "mix": {"insert": 0.5, "long_scan": 0.5},
-                                "writers": {"mode": "rate", "rate": "2MB/s"},
-                                "queries": {"mode": "closed", "threads": 1}}],
-                       machine={"cores": 2, "threads": {"flush": 1, "compaction": 3}}, workload={"num": 200_000})
+    cfg = small_config(
+        policy=policy,
+        lsm={"write_buffer_size": "1MiB", "range_filter_fpr": 0.01},
+        phases=[
+            {
+                "duration": 20.0,
+                "mix": {"insert": 0.5, "long_scan": 0.5},
+                "writers": {"mode": "rate", "rate": "2MB/s"},
+                "queries": {"mode": "closed", "threads": 1},
+            }
+        ],
+        machine={"cores": 2, "threads": {"flush": 1, "compaction": 3}},
+        workload={"num": 200_000},
+    )
     sim = Simulation(lsmsim.load_config(cfg))
     sim.run()
     p = sim.policy
@@ -73,11 +95,20 @@ def test_idle_mlc_threads_also_serve_open_loop_queries():
     """Open arrivals (Fig. 9) are served by the query threads plus the MLC threads while no MLC
     runs: the queueing model sees more servers between MLCs than during them."""
     policy = {**ECO, "mlc_threads": 2, "tmc_threads": 1, "r": None}
-    cfg = small_config(policy=policy, lsm={"write_buffer_size": "1MiB", "range_filter_fpr": 0.01},
-                       phases=[{"duration": 20.0, "mix": {"insert": 0.5, "long_scan": 0.5},
-                                "writers": {"mode": "rate", "rate": "2MB/s"},
-                                "queries": {"mode": "open", "threads": 1, "arrival_rate": 200}}],
-                       machine={"cores": 2, "threads": {"flush": 1, "compaction": 3}}, workload={"num": 200_000})
+    cfg = small_config(
+        policy=policy,
+        lsm={"write_buffer_size": "1MiB", "range_filter_fpr": 0.01},
+        phases=[
+            {
+                "duration": 20.0,
+                "mix": {"insert": 0.5, "long_scan": 0.5},
+                "writers": {"mode": "rate", "rate": "2MB/s"},
+                "queries": {"mode": "open", "threads": 1, "arrival_rate": 200},
+            }
+        ],
+        machine={"cores": 2, "threads": {"flush": 1, "compaction": 3}},
+        workload={"num": 200_000},
+    )
     sim = Simulation(lsmsim.load_config(cfg))
     sim.run()
     servers = {seg[3] for seg in sim.rec.open_segments}

@@ -1,13 +1,14 @@
 """The figure registry at quick scale (what CI runs): every registered figure is drawn from its
 sweep, and the drawn data keep the papers' headline orderings."""
+
 import subprocess
 import sys
 
 import pandas as pd
 import pytest
 
-from lsmsim.figures import all_figures, make_figures
 from lsmsim.errors import LsmsimError
+from lsmsim.figures import all_figures, make_figures
 
 
 @pytest.fixture(scope="module")
@@ -15,8 +16,15 @@ def quick(tmp_path_factory):
     root = tmp_path_factory.mktemp("figures")
     # ARCE's figures are drawn (and checked) by test_figures_arce.py
     only = [f for f in all_figures() if not f.startswith("arce-")]
-    written = make_figures(out=root / "figures", results=root / "results", scale="quick", jobs=2, progress=False,
-                           log=lambda *a: None, only=only)
+    written = make_figures(
+        out=root / "figures",
+        results=root / "results",
+        scale="quick",
+        jobs=2,
+        progress=False,
+        log=lambda *a: None,
+        only=only,
+    )
     return root, written
 
 
@@ -69,8 +77,15 @@ def test_figures_are_resumed_not_rerun(quick):
     root, _ = quick
     points = sorted((root / "results" / "spooky-gc-quick" / "points").glob("*/summary.json"))
     before = [p.stat().st_mtime_ns for p in points]
-    make_figures(only=["spooky-gc"], out=root / "again", results=root / "results", scale="quick", jobs=1,
-                 progress=False, log=lambda *a: None)
+    make_figures(
+        only=["spooky-gc"],
+        out=root / "again",
+        results=root / "results",
+        scale="quick",
+        jobs=1,
+        progress=False,
+        log=lambda *a: None,
+    )
     assert (root / "again" / "spooky-gc.png").stat().st_size > 500
     assert len(points) == 2 and [p.stat().st_mtime_ns for p in points] == before
 
@@ -80,5 +95,7 @@ def test_unknown_figure_and_list():
         make_figures(only=["nope"], progress=False)
     r = subprocess.run([sys.executable, "-m", "lsmsim.cli", "figures", "--list"], capture_output=True, text=True)
     assert r.returncode == 0 and "ecotune-fig9" in r.stdout and "spooky-gc" in r.stdout
-    r = subprocess.run([sys.executable, "-m", "lsmsim.cli", "figures", "--only", "nope"], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "lsmsim.cli", "figures", "--only", "nope"], capture_output=True, text=True
+    )
     assert r.returncode == 2 and "unknown figure nope" in r.stderr and "Traceback" not in r.stderr

@@ -1,6 +1,7 @@
 """ArceKV's figures (lsmsim/figures/arce.py) at quick scale: every file is written, the tables carry
 one normalized row per (workload, sub-workload, policy) next to the paper's numbers re-normalized over
 our six policies, and the sweeps behind them are well formed at every scale."""
+
 import math
 from pathlib import Path
 
@@ -20,8 +21,15 @@ ARCE = Path(experiments_dir()) / "arce"
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     root = tmp_path_factory.mktemp("arce-figures")
-    written = make_figures(only=IDS, out=root / "figures", results=root / "results", scale="quick", jobs=2,
-                           progress=False, log=lambda *a: None)
+    written = make_figures(
+        only=IDS,
+        out=root / "figures",
+        results=root / "results",
+        scale="quick",
+        jobs=2,
+        progress=False,
+        log=lambda *a: None,
+    )
     return root / "figures", written
 
 
@@ -110,7 +118,7 @@ def test_fig11_background_cost(quick):
 def test_paper_tables_renormalized():
     t = paper_table(*PAPER_TABLE3, key="workload")
     assert len(t) == 36 and set(t.policy) == set(ORDER)  # RKY and CAM dropped
-    for w, (columns, rows) in PAPER_FIG9.items():
+    for _w, (columns, rows) in PAPER_FIG9.items():
         assert len(columns) == 7 and all(len(r) == 7 for r in rows) and len(rows) == 8
     # the printed minimum of every column is 1.00x over all eight systems
     for columns, rows in [*PAPER_FIG9.values(), PAPER_TABLE3]:
@@ -121,8 +129,10 @@ def test_paper_tables_renormalized():
 def test_policy_files_agree():
     """The three scales' policy files differ only in ARC's statistics interval (the paper's 1M
     operations per report, scaled with the operations per sub-workload)."""
-    files = {s: yaml.safe_load((ARCE / f).read_text()) for s, f in
-             (("default", "policies.yaml"), ("quick", "policies-quick.yaml"), ("paper", "policies-paper.yaml"))}
+    files = {
+        s: yaml.safe_load((ARCE / f).read_text())
+        for s, f in (("default", "policies.yaml"), ("quick", "policies-quick.yaml"), ("paper", "policies-paper.yaml"))
+    }
     assert all(list(v) == ORDER for v in files.values())
     stats = {}
     for s, v in files.items():

@@ -1,4 +1,5 @@
 """fio parsing (lsmsim.ssd.fio) against the traces recorded by experiments/ssd/fio/record.sh."""
+
 from __future__ import annotations
 
 import json
@@ -8,18 +9,31 @@ import numpy as np
 import pytest
 
 from lsmsim.ssd.fio import (
-    FioParseError, LatencyStats, load_log, load_result, parse_fio_size, parse_fio_time,
+    FioParseError,
+    LatencyStats,
+    load_log,
+    load_result,
+    parse_fio_size,
+    parse_fio_time,
     parse_jobfile,
 )
 
 FIO_DIR = Path(__file__).resolve().parents[1] / "experiments" / "ssd" / "fio"
 TRACES = FIO_DIR / "traces"
 WORKLOADS = [
-    "seqwrite-1m-qd1", "seqwrite-1m-qd32", "seqread-1m-qd1", "seqread-1m-qd32",
-    "randread-4k-qd1", "randread-4k-qd8", "randread-4k-qd32", "randwrite-4k-qd32",
+    "seqwrite-1m-qd1",
+    "seqwrite-1m-qd32",
+    "seqread-1m-qd1",
+    "seqread-1m-qd32",
+    "randread-4k-qd1",
+    "randread-4k-qd8",
+    "randread-4k-qd32",
+    "randwrite-4k-qd32",
     "randrw70-4k-qd32",
 ]
 JSON_FILES = sorted(TRACES.glob("*.json"))
+# Real NVMe drives' fio json from public repositories (see its PROVENANCE.md); kept beside the repo.
+REAL_TRACES = Path(__file__).resolve().parents[2] / "shared" / "data" / "fio-real"
 JOB_FILES = sorted(FIO_DIR.glob("*.fio"))
 LOG_KINDS = ("bw", "iops", "lat", "clat", "slat")
 
@@ -37,6 +51,7 @@ def _rel(a: float, b: float) -> float:
 # the recorded set is complete and small
 # --------------------------------------------------------------------------------------------
 
+
 def test_recorded_set_is_complete_and_small():
     for name in WORKLOADS:
         assert (FIO_DIR / f"{name}.fio").is_file(), name
@@ -51,6 +66,7 @@ def test_recorded_set_is_complete_and_small():
 # --------------------------------------------------------------------------------------------
 # json / json+ results
 # --------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("path", JSON_FILES, ids=lambda p: p.stem)
 def test_trace_parses_and_is_consistent(path):
@@ -70,8 +86,8 @@ def test_trace_parses_and_is_consistent(path):
         # io_bytes and total_ios are counted at slightly different points at QD>1
         assert d.mean_block_size == pytest.approx(bs, rel=0.01)
         for s in (d.slat, d.clat, d.lat):
-            assert 0 < s.min <= s.mean <= s.max < 10.0          # seconds, not ns
-            assert abs(s.n - d.total_ios) <= job.spec.iodepth      # I/Os in flight at the end
+            assert 0 < s.min <= s.mean <= s.max < 10.0  # seconds, not ns
+            assert abs(s.n - d.total_ios) <= job.spec.iodepth  # I/Os in flight at the end
         # libaio: total latency = submission + completion
         assert d.lat_mean == pytest.approx(d.slat_mean + d.clat_mean, rel=0.01)
 
@@ -117,7 +133,7 @@ def test_plain_json_has_no_bins():
     w = job.write
     assert job.read is None and job.trim is None
     assert w.clat.bin_latency is None and w.clat_bins is None
-    assert w.clat.percentiles and not w.lat.percentiles      # layout does not set lat_percentiles
+    assert w.clat.percentiles and not w.lat.percentiles  # layout does not set lat_percentiles
     assert w.io_bytes == job.spec.size == 4 * 2**30
     with pytest.raises(ValueError, match="json\\+"):
         w.clat.bin_percentile(50)
@@ -125,8 +141,15 @@ def test_plain_json_has_no_bins():
 
 def test_bin_percentile_uses_fios_rule():
     # fio: the first bucket whose cumulative count reaches pct% of the I/Os
-    s = LatencyStats(min=1e-6, max=3e-6, mean=2.25e-6, stddev=0.0, n=4,
-                     bin_latency=np.array([1e-6, 2e-6, 3e-6]), bin_count=np.array([1, 1, 2]))
+    s = LatencyStats(
+        min=1e-6,
+        max=3e-6,
+        mean=2.25e-6,
+        stddev=0.0,
+        n=4,
+        bin_latency=np.array([1e-6, 2e-6, 3e-6]),
+        bin_count=np.array([1, 1, 2]),
+    )
     assert [s.bin_percentile(p) for p in (10, 25, 50, 50.1, 100)] == [1e-6, 1e-6, 2e-6, 3e-6, 3e-6]
 
 
@@ -152,8 +175,10 @@ def test_plain_json_derived_from_json_plus_parses_the_same(tmp_path):
 def test_non_json_preamble_is_skipped(tmp_path):
     src = (TRACES / "randread-4k-qd8.json").read_text()
     noisy = tmp_path / "noisy.json"
-    noisy.write_text("note: both iodepth >= 1 and synchronous I/O engine are selected\n"
-                     "fio: {weird} line\n" + src + "\nfio: file hash not empty on exit\n")
+    noisy.write_text(
+        "note: both iodepth >= 1 and synchronous I/O engine are selected\n"
+        "fio: {weird} line\n" + src + "\nfio: file hash not empty on exit\n"
+    )
     (a,) = load_result(noisy)
     b = _result("randread-4k-qd8")
     assert a.read.bandwidth == b.read.bandwidth
@@ -179,31 +204,50 @@ def test_mixed_job_split():
     assert job.bandwidth == pytest.approx(job.read.bandwidth + job.write.bandwidth)
 
 
+@pytest.mark.skipif(not REAL_TRACES.is_dir(), reason=f"no real-drive fio traces at {REAL_TRACES}")
+def test_real_drive_results_parse():
+    # fio 3.x json written by other people's setups (.txt files there are fio json too)
+    paths = sorted(p for p in REAL_TRACES.rglob("*") if p.suffix in (".json", ".txt"))
+    assert paths
+    for path in paths:
+        for job in load_result(path):
+            assert job.directions, path
+            for ddir, d in job.directions.items():
+                assert _rel(d.bandwidth, d.iops * job.spec.block_size(ddir)) < 0.02, (path, ddir)
+                assert d.clat is not None and d.clat.percentile(50) > 0, (path, ddir)
+
+
 # --------------------------------------------------------------------------------------------
 # logs
 # --------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", WORKLOADS)
 def test_logs_agree_with_json(name):
     job = _result(name)
-    ref = {"bw": lambda d: d.bandwidth, "iops": lambda d: d.iops, "lat": lambda d: d.lat_mean,
-           "clat": lambda d: d.clat_mean, "slat": lambda d: d.slat_mean}
+    ref = {
+        "bw": lambda d: d.bandwidth,
+        "iops": lambda d: d.iops,
+        "lat": lambda d: d.lat_mean,
+        "clat": lambda d: d.clat_mean,
+        "slat": lambda d: d.slat_mean,
+    }
     for kind in LOG_KINDS:
         df = load_log(TRACES / f"{name}_{kind}.1.log")
         assert df.attrs["kind"] == kind
         assert list(df.columns[:4]) == ["time_s", "value", "direction", "block_size"]
         assert set(df["direction"]) == set(job.directions)
-        assert (df["block_size"] == 0).all()                 # windowed logs (log_avg_msec)
+        assert (df["block_size"] == 0).all()  # windowed logs (log_avg_msec)
         assert df["time_s"].is_monotonic_increasing
         assert 0 < df["time_s"].max() <= job.spec.runtime + 1
         for ddir, d in job.directions.items():
             vals = df.loc[df["direction"] == ddir, "value"]
-            assert len(vals) >= 40                            # ~4 samples/s for 15 s
+            assert len(vals) >= 40  # ~4 samples/s for 15 s
             assert _rel(vals.mean(), ref[kind](d)) < 0.15, (kind, ddir, vals.mean(), ref[kind](d))
 
 
 def test_log_formats(tmp_path):
-    six = tmp_path / "x_clat.1.log"                           # log_offset=1
+    six = tmp_path / "x_clat.1.log"  # log_offset=1
     six.write_text("0, 12353, 0, 4096, 0, 0\n1, 441, 1, 4096, 45056, 0\n")
     df = load_log(six)
     assert list(df.columns) == ["time_s", "value", "direction", "block_size", "offset", "priority"]
@@ -211,13 +255,13 @@ def test_log_formats(tmp_path):
     assert df["direction"].tolist() == ["read", "write"]
     assert df["offset"].tolist() == [0, 45056] and df["time_s"].tolist() == [0.0, 0.001]
 
-    five = tmp_path / "y_bw.log"                               # per_job_logs=0 name, 5 columns
+    five = tmp_path / "y_bw.log"  # per_job_logs=0 name, 5 columns
     five.write_text("250, 1000, 2, 4096, 0\n\n500, 2000, 2, 4096, 0\n")
     df = load_log(five)
     assert "offset" not in df.columns and df["priority"].tolist() == [0, 0]
     assert df["value"].tolist() == [1000 * 1024.0, 2000 * 1024.0] and set(df["direction"]) == {"trim"}
 
-    four = tmp_path / "whatever.txt"                           # old fio, no priority; kind given
+    four = tmp_path / "whatever.txt"  # old fio, no priority; kind given
     four.write_text("250, 7, 0, 512\n")
     df = load_log(four, kind="iops")
     assert df["value"].tolist() == [7.0] and "priority" not in df.columns
@@ -231,16 +275,28 @@ def test_log_formats(tmp_path):
 # job files
 # --------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("path", JOB_FILES, ids=lambda p: p.stem)
 def test_jobfiles_match_their_traces(path, monkeypatch):
     monkeypatch.setenv("LSMSIM_FIO_FILE", "/some/where/test.dat")
     (spec,) = parse_jobfile(path)
-    assert spec.filename == "/some/where/test.dat"            # ${LSMSIM_FIO_FILE} expanded
+    assert spec.filename == "/some/where/test.dat"  # ${LSMSIM_FIO_FILE} expanded
     trace = TRACES / ("layout.json" if spec.name == "layout" else f"{path.stem}.json")
     assert spec.name == trace.stem
     (job,) = load_result(trace)
-    for attr in ("rw", "bs_read", "bs_write", "iodepth", "numjobs", "rwmixread", "size",
-                 "runtime", "ramp_time", "direct", "ioengine"):
+    for attr in (
+        "rw",
+        "bs_read",
+        "bs_write",
+        "iodepth",
+        "numjobs",
+        "rwmixread",
+        "size",
+        "runtime",
+        "ramp_time",
+        "direct",
+        "ioengine",
+    ):
         assert getattr(spec, attr) == getattr(job.spec, attr), attr
     assert spec.direct and spec.ioengine == "libaio" and spec.size == 4 * 2**30
     assert spec.time_based == (spec.name != "layout")
@@ -268,19 +324,33 @@ def test_jobfile_semantics(tmp_path, monkeypatch):
     assert a.direct and a.ioengine == "io_uring" and a.runtime == 120.0 and not a.time_based
     assert a.size is None and a.size_percent == 50.0 and a.filename == "/mnt/x/f"
     assert (b.rw, b.numjobs, b.ramp_time, b.time_based, b.direct) == ("randread", 4, 0.5, True, False)
-    assert (b.bs_read, b.bs_write, b.bs_trim) == (4000, 64000, 64000)     # kb_base=1000: k is 1000
+    assert (b.bs_read, b.bs_write, b.bs_trim) == (4000, 64000, 64000)  # kb_base=1000: k is 1000
     assert b.size == 4096 and b.kb_base == 1000 and b.options["stonewall"] is None
-    assert not c.direct                                       # buffered=1 from the second global
+    assert not c.direct  # buffered=1 from the second global
     assert (c.bs_read, c.bs_write, c.bs_trim, c.size) == (1_000_000, 4096, 4096, 1000)
     assert c.bs == 4096 and c.directions == ("write",) and not c.random
 
 
-@pytest.mark.parametrize("text,kb_base,expected", [
-    ("4096", 1024, 4096), ("4k", 1024, 4096), ("4K", 1024, 4096), ("4kb", 1024, 4096),
-    ("4KiB", 1024, 4000), ("1m", 1024, 2**20), ("1mib", 1024, 10**6), ("4g", 1024, 4 * 2**30),
-    ("2t", 1024, 2 * 2**40), ("0x1000", 1024, 4096), ("512b", 1024, 512),
-    ("4k", 1000, 4000), ("4KiB", 1000, 4096), ("1GB", 1000, 10**9), ("1gib", 1000, 2**30),
-])
+@pytest.mark.parametrize(
+    "text,kb_base,expected",
+    [
+        ("4096", 1024, 4096),
+        ("4k", 1024, 4096),
+        ("4K", 1024, 4096),
+        ("4kb", 1024, 4096),
+        ("4KiB", 1024, 4000),
+        ("1m", 1024, 2**20),
+        ("1mib", 1024, 10**6),
+        ("4g", 1024, 4 * 2**30),
+        ("2t", 1024, 2 * 2**40),
+        ("0x1000", 1024, 4096),
+        ("512b", 1024, 512),
+        ("4k", 1000, 4000),
+        ("4KiB", 1000, 4096),
+        ("1GB", 1000, 10**9),
+        ("1gib", 1000, 2**30),
+    ],
+)
 def test_fio_sizes(text, kb_base, expected):
     assert parse_fio_size(text, kb_base) == expected
 
@@ -292,8 +362,9 @@ def test_fio_size_rejects(bad):
 
 
 def test_fio_times():
-    assert [parse_fio_time(t) for t in ("15", "500ms", "2m", "100us", "1h", "1d", "3s")] == \
-        pytest.approx([15, 0.5, 120, 1e-4, 3600, 86400, 3])
+    assert [parse_fio_time(t) for t in ("15", "500ms", "2m", "100us", "1h", "1d", "3s")] == pytest.approx(
+        [15, 0.5, 120, 1e-4, 3600, 86400, 3]
+    )
     with pytest.raises(ValueError):
         parse_fio_time("5 parsecs")
 
@@ -321,10 +392,8 @@ BAD_RESULTS = {
     "no_name": (_mutate(lambda d: d["jobs"][0].pop("jobname")), "jobname"),
     "no_total_ios": (_mutate(lambda d: d["jobs"][0]["read"].pop("total_ios")), "total_ios"),
     "string_iops": (_mutate(lambda d: d["jobs"][0]["read"].__setitem__("iops", "fast")), "not a number"),
-    "bad_bins": (_mutate(lambda d: d["jobs"][0]["read"]["clat_ns"]["bins"].__setitem__("x", 1)),
-                 "bins"),
-    "bad_rw": (_mutate(lambda d: d["jobs"][0]["job options"].__setitem__("rw", "sideways")),
-               "sideways"),
+    "bad_bins": (_mutate(lambda d: d["jobs"][0]["read"]["clat_ns"]["bins"].__setitem__("x", 1)), "bins"),
+    "bad_rw": (_mutate(lambda d: d["jobs"][0]["job options"].__setitem__("rw", "sideways")), "sideways"),
 }
 
 

@@ -1,4 +1,5 @@
-"""The page-mapped FTL (lsmsim/ssd/ftl.py), its GC theory (gc_theory.py) and the extent allocator."""
+"""The page-mapped FTL (lsmsim/ssd/ftl/), its GC theory (gc_theory.py) and the extent allocator."""
+
 from __future__ import annotations
 
 from collections import deque
@@ -9,14 +10,23 @@ import pytest
 from lsmsim.errors import ConfigError, InvariantError
 from lsmsim.ssd import gc_theory as gt
 from lsmsim.ssd.alloc import DeviceFullError, ExtentAllocator
-from lsmsim.ssd.ftl import FTL, FTLConfig, FTLReference, ratio_to_spare_factor, spare_factor_to_ratio
+from lsmsim.ssd.ftl import FTL, FTLConfig, ratio_to_spare_factor, spare_factor_to_ratio
+from tests.ftl_reference import FTLReference
 
 PAGE = 4096
 
 
 def make(cls=FTL, *, L, P, sf, **kw):
-    return cls(FTLConfig(logical_bytes=PAGE * L, mapping_unit=PAGE, erase_unit=PAGE * P,
-                         over_provisioning=sf, op_definition="spare_factor", **kw))
+    return cls(
+        FTLConfig(
+            logical_bytes=PAGE * L,
+            mapping_unit=PAGE,
+            erase_unit=PAGE * P,
+            over_provisioning=sf,
+            op_definition="spare_factor",
+            **kw,
+        )
+    )
 
 
 def hot_cold(rng, n, L, hot_frac=0.1, hot_share=0.9):
@@ -44,7 +54,7 @@ def test_numba_matches_reference(victim):
         n = int(rng.integers(1, 2500))
         lpns = hot_cold(rng, n, L, 0.2, 0.7) if step % 2 else rng.integers(0, L, n)
         if step % 5 == 4:
-            a.write(lpns, 1), b.write(lpns, 1)                    # one frontier for the batch
+            a.write(lpns, 1), b.write(lpns, 1)  # one frontier for the batch
         else:
             fr = rng.integers(0, 2, n)
             a.write(lpns, fr), b.write(lpns, fr)
@@ -92,7 +102,7 @@ def test_greedy_uniform_random_matches_analytic_wa(sf):
     f = make(L=L, P=P, sf=sf)
     rng = np.random.default_rng(7)
     f.write(np.arange(L))
-    f.write(rng.integers(0, L, L))                 # warm-up: WA settles after ~0.5 L overwrites
+    f.write(rng.integers(0, L, L))  # warm-up: WA settles after ~0.5 L overwrites
     s0 = f.snapshot()
     f.write(rng.integers(0, L, 2 * L))
     wa = FTL.window_write_amp(s0, f.snapshot())
@@ -100,7 +110,7 @@ def test_greedy_uniform_random_matches_analytic_wa(sf):
     print(f"sf={sf}: measured WA {wa:.3f}, Eq.(1) {limit:.3f}, Eq.(2) N_p={P} {finite:.3f}")
     assert wa == pytest.approx(limit, rel=0.05)
     assert wa == pytest.approx(finite, rel=0.05)
-    assert wa > 1.5                                  # GC really ran
+    assert wa > 1.5  # GC really ran
     f.check_invariants()
 
 
@@ -114,7 +124,7 @@ def test_sequential_overwrite_has_no_gc_copies():
         f.write(np.arange(L))
     wa = FTL.window_write_amp(s0, f.snapshot())
     assert wa == pytest.approx(1.0, abs=0.02)
-    assert f.erases > 4 * L // P                      # it did recycle blocks
+    assert f.erases > 4 * L // P  # it did recycle blocks
 
 
 def _files_workload(f: FTL, order: str, rng) -> float:
@@ -169,7 +179,7 @@ def _mixed_lifetimes(separate: bool, L=1 << 16, P=64, fsize=512) -> float:
         lpns[0::2], lpns[1::2] = al.pages(a), al.pages(b)
         fr = np.zeros(2 * fsize, np.int64)
         if separate:
-            fr[1::2] = 1                                  # short-lived pages to their own frontier
+            fr[1::2] = 1  # short-lived pages to their own frontier
         f.write(lpns, fr)
         if short is not None:
             f.trim(al.pages(short))
@@ -220,7 +230,7 @@ def test_erase_counts_and_wear_spread():
     spread, cv = f.wear_spread()
     assert spread == int(ec.max() - ec.min())
     assert cv == pytest.approx(ec.std() / ec.mean())
-    assert cv < 0.1                                   # uniform traffic + FIFO free list: even wear
+    assert cv < 0.1  # uniform traffic + FIFO free list: even wear
     assert f.flash_pages == f.host_pages + f.gc_copies
     assert f.gc_copies == f.fg_gc_copies + f.bg_gc_copies
     assert f.write_amp == pytest.approx(f.flash_pages / f.host_pages)
@@ -236,8 +246,8 @@ def test_trim_frees_space_and_lowers_wa():
         if trim:
             f.trim(np.arange(L // 2, L))
             assert f.mapped_pages == L // 2 and f.trimmed_pages == L // 2
-            assert (f.l2p[L // 2:] == -1).all()
-            f.trim(np.arange(L // 2, L))                  # trimming unmapped pages does nothing
+            assert (f.l2p[L // 2 :] == -1).all()
+            f.trim(np.arange(L // 2, L))  # trimming unmapped pages does nothing
             assert f.trimmed_pages == L // 2
         f.write(rng.integers(0, L // 2, 4 * L))
         wa[trim] = f.write_amp
@@ -258,7 +268,7 @@ def test_idle_gc_reaches_free_high_within_budget():
     total = copies + f.idle_gc(10**9)
     assert f.free_blocks >= 20
     assert f.bg_gc_copies == total > 0
-    assert f.idle_gc(10**9) == 0                        # already at the target
+    assert f.idle_gc(10**9) == 0  # already at the target
     f.check_invariants()
     # the next host writes need no foreground GC until the reserve is used up
     fg0 = f.fg_gc_copies
@@ -270,7 +280,7 @@ def test_frontiers_keep_streams_apart():
     L, P = 1 << 12, 16
     f = make(L=L, P=P, sf=0.2, frontiers=3)
     fr = np.zeros(128, np.int32)
-    fr[1::2] = 2                                      # two writers interleaved page by page
+    fr[1::2] = 2  # two writers interleaved page by page
     f.write(np.arange(128), fr)
     blocks0 = set((f.l2p[0:128:2] // P).tolist())
     blocks2 = set((f.l2p[1:128:2] // P).tolist())
@@ -301,11 +311,10 @@ def test_op_conversions_and_geometry():
     assert ratio_to_spare_factor(0.28) == pytest.approx(0.21875)
     L, P = 1 << 16, 256
     a = FTLConfig(logical_bytes=PAGE * L, erase_unit=PAGE * P, over_provisioning=0.28, op_definition="ratio")
-    b = FTLConfig(logical_bytes=PAGE * L, erase_unit=PAGE * P, over_provisioning=0.21875,
-                  op_definition="spare_factor")
+    b = FTLConfig(logical_bytes=PAGE * L, erase_unit=PAGE * P, over_provisioning=0.21875, op_definition="spare_factor")
     assert a.physical_blocks == b.physical_blocks == int(np.ceil(L * 1.28 / P))
     c = FTLConfig(logical_bytes=PAGE * L, erase_unit=PAGE * P, over_provisioning=0.2, op_definition="spare_factor")
-    assert c.physical_blocks == L // P * 5 // 4        # exactly L / (1 - 0.2), no extra block
+    assert c.physical_blocks == L // P * 5 // 4  # exactly L / (1 - 0.2), no extra block
     f = FTL(c)
     assert f.spare_factor == pytest.approx(0.2) and f.op_ratio == pytest.approx(0.25)
     with pytest.raises(ConfigError, match="over_provisioning"):
@@ -343,11 +352,11 @@ def test_alloc_free_round_trip():
 def test_alloc_is_next_fit_and_files_grow():
     al = ExtentAllocator(100)
     al.alloc(1, 10), al.alloc(2, 10), al.alloc(3, 10)
-    al.free(1)                                    # hole at 0..10, but the rover is at 30
+    al.free(1)  # hole at 0..10, but the rover is at 30
     assert al.alloc(4, 5) == [(30, 5)]
-    assert al.alloc(4, 5) == [(35, 5)]            # growing a file: contiguous, merged
+    assert al.alloc(4, 5) == [(35, 5)]  # growing a file: contiguous, merged
     assert al.extents(4) == [(30, 10)]
-    al.alloc(5, 60)                               # up to the end: rover wraps to 0
+    al.alloc(5, 60)  # up to the end: rover wraps to 0
     assert al.alloc(6, 10) == [(0, 10)]
 
 
@@ -356,7 +365,7 @@ def test_alloc_splits_a_file_when_fragmented():
     for i in range(10):
         al.alloc(i, 10)
     for i in (1, 4, 7):
-        al.free(i)                                # three holes of 10 pages
+        al.free(i)  # three holes of 10 pages
     ex = al.alloc("big", 25)
     assert ex == [(10, 10), (40, 10), (70, 5)]
     assert al.largest_free_extent == 5
@@ -371,7 +380,7 @@ def test_alloc_device_full():
     with pytest.raises(DeviceFullError, match="only 4 of 64"):
         al.alloc("y", 5)
     assert isinstance(DeviceFullError("m"), ValueError)
-    assert al.used_pages == 60 and "y" not in al       # a failed alloc changes nothing
+    assert al.used_pages == 60 and "y" not in al  # a failed alloc changes nothing
     assert al.alloc("y", 4) == [(60, 4)]
     with pytest.raises(DeviceFullError):
         al.alloc("z", 1)
@@ -383,11 +392,11 @@ def test_free_coalesces_neighbours():
         al.alloc(i, 10)
     al.free(1), al.free(3)
     assert al.free_extents == [(10, 10), (30, 10)]
-    al.free(2)                                    # joins both neighbours
+    al.free(2)  # joins both neighbours
     assert al.free_extents == [(10, 30)]
     al.free(0), al.free(4)
     assert al.free_extents == [(0, 50)]
-    assert al.alloc("all", 50) == [(0, 50)]        # one extent again
+    assert al.alloc("all", 50) == [(0, 50)]  # one extent again
 
 
 def test_allocator_random_churn_keeps_invariants():
@@ -406,11 +415,11 @@ def test_allocator_random_churn_keeps_invariants():
             continue
         al.alloc(fid, n)
         pages = al.pages(fid)
-        assert pages.size == n and (owner[pages] == -1).all()      # never hands out a used page
+        assert pages.size == n and (owner[pages] == -1).all()  # never hands out a used page
         owner[pages] = fid
         live.append(fid)
         free = al.free_extents
-        assert all(s + n < t for (s, n), (t, _) in zip(free, free[1:]))   # sorted and coalesced
+        assert all(s + n < t for (s, n), (t, _) in zip(free, free[1:]))  # sorted and coalesced
         assert sum(n for _, n in free) == al.free_pages == np.count_nonzero(owner == -1)
 
 
@@ -418,4 +427,4 @@ def test_double_free_is_detected():
     al = ExtentAllocator(20)
     al.alloc("a", 10)
     with pytest.raises(InvariantError):
-        al._give_back(15, 2)                      # inside free space
+        al._give_back(15, 2)  # inside free space

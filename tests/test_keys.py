@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from lsmsim.workloads import keys as K
+from lsmsim.workloads import zipf as Z
 
 NAMES = ["uniform", "sequential", "zipfian", "latest", "normal"]
 MASK64 = (1 << 64) - 1
@@ -15,6 +16,7 @@ MASK64 = (1 << 64) - 1
 # ---------------------------------------------------------------------------
 # Plain-Python references (transcribed from YCSB / Gray et al.)
 # ---------------------------------------------------------------------------
+
 
 def fnv_ref(val: int) -> int:
     """YCSB Utils.fnvhash64 on Python ints (unsigned 64-bit result)."""
@@ -29,7 +31,7 @@ def fnv_ref(val: int) -> int:
 
 
 def zeta_ref(n: int, theta: float) -> float:
-    return math.fsum(i ** -theta for i in range(1, n + 1))
+    return math.fsum(i**-theta for i in range(1, n + 1))
 
 
 def zipf_params_ref(items: int, theta: float):
@@ -46,19 +48,19 @@ def gray_rank_ref(u: float, items: int, theta: float, params) -> int:
     uz = u * zetan
     if uz < 1.0:
         return 0
-    if uz < 1.0 + 0.5 ** theta:
+    if uz < 1.0 + 0.5**theta:
         return 1
     return min(int(items * (eta * u - eta + 1) ** alpha), items - 1)
 
 
 def draw(name, num, n, seed=0, cursor=0, **params):
-    return K.make_sampler(name, num, **params).draw(
-        np.random.default_rng(seed), n, cursor)
+    return K.make_sampler(name, num, **params).draw(np.random.default_rng(seed), n, cursor)
 
 
 # ---------------------------------------------------------------------------
 # Contract shared by all samplers
 # ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("num", [1, 2, 1000, 10**9])
@@ -94,10 +96,10 @@ def test_draw_is_independent_of_chunking(name):
 # uniform / sequential
 # ---------------------------------------------------------------------------
 
+
 def test_uniform_histogram_is_flat():
     num, n = 200, 400_000
-    counts = np.bincount(draw("uniform", num, n, seed=1).astype(np.int64),
-                         minlength=num)
+    counts = np.bincount(draw("uniform", num, n, seed=1).astype(np.int64), minlength=num)
     expected = n / num
     chi2 = float(((counts - expected) ** 2 / expected).sum())
     # df = 199: mean 199, sd ~20; 5 sd margin.
@@ -119,14 +121,16 @@ def test_sequential_wraps_with_cursor():
 # hashing and zeta
 # ---------------------------------------------------------------------------
 
+
 def test_fnv_numba_matches_python_reference():
     rng = np.random.default_rng(3)
-    vals = np.concatenate([
-        np.array([0, 1, 2, 255, 256, 2**32, 2**63 - 1, 2**63, MASK64],
-                 dtype=np.uint64),
-        np.arange(1000, dtype=np.uint64),
-        rng.integers(0, MASK64, size=2000, dtype=np.uint64, endpoint=True),
-    ])
+    vals = np.concatenate(
+        [
+            np.array([0, 1, 2, 255, 256, 2**32, 2**63 - 1, 2**63, MASK64], dtype=np.uint64),
+            np.arange(1000, dtype=np.uint64),
+            rng.integers(0, MASK64, size=2000, dtype=np.uint64, endpoint=True),
+        ]
+    )
     got = K.fnv1a64(vals)
     assert got.dtype == np.uint64
     assert got.tolist() == [fnv_ref(int(v)) for v in vals]
@@ -134,44 +138,45 @@ def test_fnv_numba_matches_python_reference():
 
 
 @pytest.mark.parametrize("theta", [0.0, 0.5, 0.99])
-def test_zeta_exact_matches_fsum(theta):
+def test_zeta_matches_fsum(theta):
     for n in [0, 1, 2, 3, 4095, 4096, 4097, 12_345, 50_000]:
-        assert K.zeta_exact(n, theta) == pytest.approx(zeta_ref(n, theta),
-                                                       rel=1e-14, abs=0)
+        assert Z.zeta(n, theta) == pytest.approx(zeta_ref(n, theta), rel=1e-14, abs=0)
 
 
 @pytest.mark.parametrize("theta", [0.5, 0.99])
-def test_zeta_euler_maclaurin_matches_exact_near_switch(theta):
-    m = K.ZETA_EXACT_MAX
+def test_zeta_matches_direct_sum_up_to_1e7(theta):
+    m = 10_000_000
+    terms = np.arange(1, m + 1, dtype=np.float64) ** -theta
     for n in [100, 1000, 5000, 123_457, m - 1, m]:
-        exact = K.zeta_exact(n, theta)
-        assert K.zeta_euler_maclaurin(n, theta) == pytest.approx(exact,
-                                                                 rel=1e-13)
-    # The dispatching zeta() is continuous across the switch.
-    step = K.zeta(m + 1, theta) - K.zeta(m, theta)
+        # numpy's pairwise sum: relative error ~1e-16 * log2(n)
+        exact = float(np.sum(terms[:n]))
+        assert Z.zeta(n, theta) == pytest.approx(exact, rel=1e-13)
+    # Consecutive values differ by the added term.
+    step = Z.zeta(m + 1, theta) - Z.zeta(m, theta)
     assert step == pytest.approx((m + 1) ** -theta, rel=1e-4)
 
 
 def test_zeta_large_n_fast_and_matches_ycsb_constant():
+    Z.zeta.cache_clear()
     t0 = time.perf_counter()
-    z = K.zeta_euler_maclaurin(10**10, 0.99)
+    z = Z.zeta(10**10, 0.99)
     assert time.perf_counter() - t0 < 0.05
     # YCSB ScrambledZipfianGenerator.ZETAN (naive Java sum over 1e10 terms).
     assert z == pytest.approx(26.46902820178302, rel=1e-11)
 
 
-def test_zeta_exact_independent_of_call_order():
-    theta = 0.777  # unused elsewhere, so its prefix cache starts cold
-    K._zeta_prefix_cache.pop(theta, None)
-    first = K.zeta_exact(50_000, theta)
-    K._zeta_prefix_cache.pop(theta, None)
-    K.zeta_exact(1_000_000, theta)  # extends the cache far beyond 50_000
-    assert K.zeta_exact(50_000, theta) == first
+def test_zeta_independent_of_call_order():
+    theta = 0.777  # unused elsewhere: nothing is cached for it yet
+    Z.zeta.cache_clear()
+    first = Z.zeta(50_000, theta)
+    Z.zeta.cache_clear()
+    Z.zeta(1_000_000, theta)
+    assert Z.zeta(50_000, theta) == first
 
 
 def test_zipf_params_match_reference():
     for items in [2, 3, 1000]:
-        got = K.zipf_params(items, 0.99)
+        got = Z.zipf_params(items, 0.99)
         ref = zipf_params_ref(items, 0.99)
         np.testing.assert_allclose(got, ref, rtol=1e-13)
 
@@ -180,39 +185,37 @@ def test_zipf_params_match_reference():
 # zipfian / latest
 # ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("items,theta", [(1000, 0.99), (37, 0.5), (2, 0.99)])
 def test_zipf_kernels_match_python_reference(items, theta):
     n = 3000
-    params = K.zipf_params(items, theta)
+    params = Z.zipf_params(items, theta)
     u = np.random.default_rng(9).random(n)
     ranks = [gray_rank_ref(x, items, theta, params) for x in u]
 
     z = K.make_sampler("zipfian", items, theta=theta)
     assert z.draw_ranks(np.random.default_rng(9), n).tolist() == ranks
-    assert z.draw(np.random.default_rng(9), n, 0).tolist() == [
-        fnv_ref(r) % items for r in ranks]
+    assert z.draw(np.random.default_rng(9), n, 0).tolist() == [fnv_ref(r) % items for r in ranks]
     # latest with cursor >= num: count = num, key = num - 1 - rank.
     lat = K.make_sampler("latest", items, theta=theta)
-    assert lat.draw(np.random.default_rng(9), n, 10 * items).tolist() == [
-        items - 1 - r for r in ranks]
+    assert lat.draw(np.random.default_rng(9), n, 10 * items).tolist() == [items - 1 - r for r in ranks]
 
 
 def test_zipf_rank_frequencies_match_pmf():
     num, n, theta = 1000, 1_000_000, 0.99
-    ranks = K.make_sampler("zipfian", num).draw_ranks(
-        np.random.default_rng(11), n)
+    ranks = K.make_sampler("zipfian", num).draw_ranks(np.random.default_rng(11), n)
     assert int(ranks.max()) < num
     freq = np.bincount(ranks.astype(np.int64), minlength=num) / n
-    zetan = K.zeta(num, theta)
+    zetan = Z.zeta(num, theta)
     for i in range(20):
         pmf = 1.0 / ((i + 1) ** theta * zetan)
         sd = math.sqrt(pmf * (1 - pmf) / n)
         # Gray's inverse is the sampler's exact law: tight statistical check.
-        gray = K.gray_rank_cdf(i + 1, num, theta) - K.gray_rank_cdf(i, num, theta)
+        gray = Z.gray_rank_cdf(i + 1, num, theta) - Z.gray_rank_cdf(i, num, theta)
         assert abs(freq[i] - gray) < 5 * sd, i
         if i < 2:  # ranks 0 and 1 are exact zipf
             assert abs(freq[i] - pmf) < 5 * sd, i
-        else:      # larger ranks: the approximation is within ~20%
+        else:  # larger ranks: the approximation is within ~20%
             assert abs(freq[i] / pmf - 1) < 0.25, i
     # Popularity decreases with rank over the head.
     assert np.all(np.diff(freq[:10]) < 0)
@@ -243,7 +246,7 @@ def test_latest_concentrates_near_cursor():
     assert np.bincount(keys).argmax() == cursor - 1
     near = np.mean(keys >= cursor - 100)
     assert near > 0.5
-    assert near == pytest.approx(K.gray_rank_cdf(100, cursor, 0.99), abs=0.01)
+    assert near == pytest.approx(Z.gray_rank_cdf(100, cursor, 0.99), abs=0.01)
 
 
 def test_latest_cursor_zero_and_beyond_num():
@@ -259,6 +262,7 @@ def test_latest_cursor_zero_and_beyond_num():
 # ---------------------------------------------------------------------------
 # hot_fraction
 # ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", NAMES)
 def test_hot_fraction_bounds_and_monotone(name):
@@ -284,8 +288,7 @@ def test_hot_fraction_zipfian_matches_empirical():
         emp_ranks = np.mean(ranks < k)
         # zeta ratio vs Gray's approximate inverse: within 2 points.
         assert emp_ranks == pytest.approx(model, abs=0.02), f
-        assert emp_ranks == pytest.approx(K.gray_rank_cdf(k, num, 0.99),
-                                          abs=0.003), f
+        assert emp_ranks == pytest.approx(Z.gray_rank_cdf(k, num, 0.99), abs=0.003), f
         # Scrambled keys: collisions only merge ranks, so the k hottest keys
         # carry at least about the model's mass.
         assert counts[:k].sum() / n > model - 0.02, f
@@ -315,8 +318,7 @@ def test_hot_fraction_normal_matches_empirical(mean, stddev):
         assert best == pytest.approx(s.hot_fraction(f), abs=0.01), f
     if mean < 0.1:
         # Clipped left tail piles onto key 0.
-        assert counts[0] / n == pytest.approx(0.5 * math.erfc(mean / stddev
-                                              / math.sqrt(2)), abs=0.01)
+        assert counts[0] / n == pytest.approx(0.5 * math.erfc(mean / stddev / math.sqrt(2)), abs=0.01)
 
 
 def test_normal_centered():
@@ -329,6 +331,7 @@ def test_normal_centered():
 # ---------------------------------------------------------------------------
 # make_sampler validation
 # ---------------------------------------------------------------------------
+
 
 def test_bad_name_lists_allowed_names():
     with pytest.raises(ValueError) as exc:

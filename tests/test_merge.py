@@ -22,8 +22,13 @@ def _arrays(inputs):
     offsets = np.zeros(len(inputs) + 1, np.int64)
     offsets[1:] = np.cumsum([len(r) for r in inputs])
     cols = list(zip(*flat)) if flat else [[], [], [], []]
-    return (np.array(cols[0], np.uint64), np.array(cols[1], np.uint64), np.array(cols[2], np.uint32),
-            np.array(cols[3], np.uint8), offsets)
+    return (
+        np.array(cols[0], np.uint64),
+        np.array(cols[1], np.uint64),
+        np.array(cols[2], np.uint32),
+        np.array(cols[3], np.uint8),
+        offsets,
+    )
 
 
 @pytest.mark.parametrize("seed", range(6))

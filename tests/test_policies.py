@@ -1,21 +1,10 @@
 """Policies on small hand-built LSM shapes, without running anything else (RocksDB's picker tests)."""
-import numpy as np
+
 import pytest
 
 from lsmsim.config import LsmConfig, load_config
-from lsmsim.lsm.sstable import Samples
-from lsmsim.lsm.tree import Tree
 from lsmsim.policies import make_policy
-
-_seq = [1]
-
-
-def sst(tree, lo, hi, n, level):
-    keys = np.unique(np.linspace(lo, hi, n).astype(np.uint64))
-    seqs = np.arange(_seq[0], _seq[0] + keys.size, dtype=np.uint64)
-    _seq[0] += keys.size
-    s = Samples(keys, seqs, np.full(keys.size, 100, np.uint32), np.zeros(keys.size, np.uint8))
-    return tree.build_files(s, level, None, 0.0)[0]
+from lsmsim.testing import StaticView, TreeBuilder
 
 
 def policy(**options):
@@ -25,20 +14,28 @@ def policy(**options):
 
 def tree_with(levels):
     """levels: {level: [[(lo, hi, n), ...] per run, youngest run first]}; older data gets lower seqnos."""
-    t = Tree(16, 8, 1)
-    for level in sorted(levels, reverse=True):
-        for run in reversed(levels[level]):
-            files = [sst(t, lo, hi, n, level) for lo, hi, n in run]
-            t.level(level).runs.insert(0, t.new_run(files))
-    return t
+    return TreeBuilder().levels(levels).build()
+
+
+def pick(p, tree):
+    """`p.pick` through a static view; `needs_compaction` (pure) must say yes whenever `pick` finds work."""
+    view = StaticView(tree)
+    needs = p.needs_compaction(view)
+    c = p.pick(view)
+    assert needs or c is None, f"{p.name}: pick found {c} but needs_compaction said no"
+    return c
 
 
 def test_leveled_picks_min_overlapping_ratio_file():
     # L1 holds three files; the middle one overlaps the least data in L2
-    t = tree_with({2: [[(0, 99_500, 3000), (100_000, 199_000, 200), (199_500, 299_000, 3000)]],
-                   1: [[(0, 99_000, 1000), (100_000, 199_000, 1000), (200_000, 299_000, 1000)]]})
+    t = tree_with(
+        {
+            2: [[(0, 99_500, 3000), (100_000, 199_000, 200), (199_500, 299_000, 3000)]],
+            1: [[(0, 99_000, 1000), (100_000, 199_000, 1000), (200_000, 299_000, 1000)]],
+        }
+    )
     p = policy(name="leveled", max_bytes_for_level_base=100_000, max_bytes_for_level_multiplier=10)
-    c = p.pick(t)
+    c = pick(p, t)
     assert c is not None and c.output_level == 2 and c.start_level == 1
     l1 = [f for f in c.inputs if f.level == 1]
     assert [(f.min_key, f.max_key) for f in l1] == [(100_000, 199_000)]
@@ -47,31 +44,36 @@ def test_leveled_picks_min_overlapping_ratio_file():
 
 
 def test_leveled_l0_takes_all_l0_files_and_overlapping_base_files():
-    t = tree_with({1: [[(0, 99, 100), (500, 599, 100)]],
-                   0: [[(10, 50, 50)], [(20, 60, 50)], [(30, 70, 50)], [(40, 80, 50)]]})
+    t = tree_with(
+        {1: [[(0, 99, 100), (500, 599, 100)]], 0: [[(10, 50, 50)], [(20, 60, 50)], [(30, 70, 50)], [(40, 80, 50)]]}
+    )
     p = policy(name="leveled", level0_file_num_compaction_trigger=4)
-    c = p.pick(t)
+    c = pick(p, t)
     assert c.output_level == 1 and c.start_level == 0
     assert sum(1 for f in c.inputs if f.level == 0) == 4
     assert {(f.min_key, f.max_key) for f in c.inputs if f.level == 1} == {(0, 99)}
     # fewer L0 files than the trigger: nothing to do
     t2 = tree_with({0: [[(10, 50, 50)], [(20, 60, 50)]]})
-    assert p.pick(t2) is None
+    assert pick(p, t2) is None
 
 
 def test_leveled_trivial_move_when_nothing_overlaps():
     t = tree_with({2: [[(1000, 2000, 100)]], 1: [[(0, 99, 2000)]]})
     p = policy(name="leveled", max_bytes_for_level_base=10_000)
-    c = p.pick(t)
+    c = pick(p, t)
     assert c.trivial_move and c.output_level == 2
 
 
 def test_leveled_skips_files_being_compacted():
-    t = tree_with({2: [[(0, 99_500, 3000), (100_000, 199_000, 200), (199_500, 299_000, 3000)]],
-                   1: [[(0, 99_000, 1000), (100_000, 199_000, 1000), (200_000, 299_000, 1000)]]})
+    t = tree_with(
+        {
+            2: [[(0, 99_500, 3000), (100_000, 199_000, 200), (199_500, 299_000, 3000)]],
+            1: [[(0, 99_000, 1000), (100_000, 199_000, 1000), (200_000, 299_000, 1000)]],
+        }
+    )
     p = policy(name="leveled", max_bytes_for_level_base=100_000)
     t.level(2).runs[0].files[1].being_compacted = True
-    c = p.pick(t)
+    c = pick(p, t)
     assert all(not f.being_compacted for f in c.inputs)
     assert (100_000, 199_000) not in {(f.min_key, f.max_key) for f in c.inputs}
 
@@ -79,8 +81,9 @@ def test_leveled_skips_files_being_compacted():
 def test_dynamic_level_bytes_base_level_and_targets():
     # only the last level (L6) has data: L0 compacts straight into it while it is small
     t = tree_with({6: [[(0, 10_000, 5000)]], 0: [[(1, 9, 10)]] * 1})
-    p = policy(name="leveled", level_compaction_dynamic_level_bytes=True, max_bytes_for_level_base=1_000_000,
-               num_levels=7)
+    p = policy(
+        name="leveled", level_compaction_dynamic_level_bytes=True, max_bytes_for_level_base=1_000_000, num_levels=7
+    )
     base, targets = p._targets(t)
     assert base == 6
     # a last level 1000x the base pushes the base level up by log10(1000) = 3 levels
@@ -101,7 +104,7 @@ def test_leveled_pending_compaction_bytes():
 def test_universal_size_amplification_triggers_full_compaction():
     t = tree_with({0: [[(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)]]})
     p = policy(name="universal", max_size_amplification_percent=200)
-    c = p.pick(t)
+    c = pick(p, t)
     assert c.reason == "size amplification" and len(c.inputs) == 4
     assert c.output_level == 1  # includes the oldest run: bottommost
 
@@ -109,7 +112,7 @@ def test_universal_size_amplification_triggers_full_compaction():
 def test_universal_size_ratio_merges_similar_young_runs():
     t = tree_with({1: [[(0, 9999, 100_000)]], 0: [[(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)]]})
     p = policy(name="universal")
-    c = p.pick(t)
+    c = pick(p, t)
     assert c.reason == "size ratio"
     assert len(c.inputs) == 4 and all(f.level == 0 for f in c.inputs)
     assert c.output_level == 0
@@ -118,10 +121,10 @@ def test_universal_size_ratio_merges_similar_young_runs():
 def test_tiering_merges_t_oldest_runs():
     t = tree_with({0: [[(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)]]})
     p = policy(name="tiering", size_ratio=3)
-    c = p.pick(t)
+    c = pick(p, t)
     assert c.output_level == 1 and len(c.inputs) == 3
     p4 = policy(name="tiering", size_ratio=4)
-    assert p4.pick(t) is None
+    assert pick(p4, t) is None
 
 
 def test_full_leveling_preemption_skips_full_levels():
@@ -129,26 +132,28 @@ def test_full_leveling_preemption_skips_full_levels():
     p = policy(name="full_leveling", size_ratio=3)
     p.flush_bytes_avg = t.level(0).bytes
     # L1 holds 2 flushes (its capacity (T-1)B), so L0 + L1 go to L2, which has room for them
-    c = p.pick(t)
+    c = pick(p, t)
     assert c.output_level == 2
     assert {f.level for f in c.inputs} == {0, 1, 2}
     p_no = policy(name="full_leveling", size_ratio=3, preemption=False)
     p_no.flush_bytes_avg = p.flush_bytes_avg
-    assert p_no.pick(t).output_level == 1
+    assert pick(p_no, t).output_level == 1
 
 
 def test_unknown_policy_is_a_config_error():
     from lsmsim.errors import ConfigError
+
     with pytest.raises(ConfigError, match="policy"):
         load_config({"policy": {"name": "nope"}, "workload": {"preset": "fillrandom"}})
 
 
 def test_universal_skips_runs_being_compacted():
-    t = tree_with({1: [[(0, 9999, 100_000)]],
-                   0: [[(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)]]})
+    t = tree_with(
+        {1: [[(0, 9999, 100_000)]], 0: [[(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)]]}
+    )
     p = policy(name="universal")
     t.runs()[0].files[0].being_compacted = True
-    c = p.pick(t)
+    c = pick(p, t)
     assert c is not None and c.reason == "size ratio"
     assert all(not f.being_compacted for f in c.inputs) and len(c.inputs) == 4
 
@@ -157,19 +162,23 @@ def test_leveled_intra_l0_when_l0_to_base_is_blocked():
     t = tree_with({1: [[(0, 10**6, 1000)]], 0: [[(0, 10**6, 100)]] * 7})
     p = policy(name="leveled", level0_file_num_compaction_trigger=4)
     t.level(1).runs[0].files[0].being_compacted = True  # L1 -> L2 holds the base level
-    c = p.pick(t)
+    c = pick(p, t)
     assert c is not None and c.reason == "intra-L0" and c.output_level == 0
     assert len(c.inputs) == 7 and all(f.level == 0 for f in c.inputs)
-    t.level(0).runs[0].files[0].being_compacted = True   # youngest L0 file busy: nothing contiguous
-    assert p.pick(t) is None
+    t.level(0).runs[0].files[0].being_compacted = True  # youngest L0 file busy: nothing contiguous
+    assert pick(p, t) is None
 
 
 def test_dynamic_scores_prefer_l0_when_it_outgrows_the_base_level():
     """RocksDB 7.8 with dynamic level bytes: L0 larger than the base level scores above it."""
-    t = tree_with({6: [[(0, 10**7, 80_000)]], 5: [[(0, 10**7, 9_000)]],
-                   0: [[(0, 10**7, 3_000)]] * 4})
-    p = policy(name="leveled", level_compaction_dynamic_level_bytes=True, max_bytes_for_level_base=1_000_000,
-               max_bytes_for_level_multiplier=10, level0_file_num_compaction_trigger=4)
+    t = tree_with({6: [[(0, 10**7, 80_000)]], 5: [[(0, 10**7, 9_000)]], 0: [[(0, 10**7, 3_000)]] * 4})
+    p = policy(
+        name="leveled",
+        level_compaction_dynamic_level_bytes=True,
+        max_bytes_for_level_base=1_000_000,
+        max_bytes_for_level_multiplier=10,
+        level0_file_num_compaction_trigger=4,
+    )
     scores = dict((lvl, sc) for sc, lvl in p.scores(t))
     assert scores[0] > 1.0 and scores[0] == max(scores.values())
     assert scores[0] >= 10.0  # scaled by kScoreScale
@@ -178,14 +187,14 @@ def test_dynamic_scores_prefer_l0_when_it_outgrows_the_base_level():
 def test_moose_tiers_and_levels_per_level():
     p = policy(name="moose", size_ratios=[4, 4], runs_per_level=[3, 2, 1])
     t = tree_with({0: [[(0, 999, 100)]] * 2})
-    assert p.pick(t) is None                 # L0 holds up to 3 runs
+    assert pick(p, t) is None  # L0 holds up to 3 runs
     t = tree_with({0: [[(0, 999, 100)]] * 3})
-    c = p.pick(t)
+    c = pick(p, t)
     assert c.output_level == 1 and len(c.inputs) == 3 and c.target_run is None  # tiered L1: a new run
     t = tree_with({2: [[(0, 9999, 1000)]], 1: [[(0, 999, 300)]] * 2})
-    assert p.pick(t) is None                 # L1 is below its capacity (C_1 = B K_0 T_0)
+    assert pick(p, t) is None  # L1 is below its capacity (C_1 = B K_0 T_0)
     p.flush_bytes_avg = t.runs_at(1)[0].bytes / 10  # B: L1's capacity is 12 B, it holds 20 B
-    c = p.pick(t)
+    c = pick(p, t)
     assert c.output_level == 2 and {f.level for f in c.inputs} == {1, 2}  # leveled last level: merge in
 
 
@@ -195,10 +204,10 @@ def test_moose_fills_the_active_run_of_a_tiered_level():
     p = policy(name="moose", size_ratios=[4, 4], runs_per_level=[3, 2, 1])
     t = tree_with({1: [[(0, 999, 100)]], 0: [[(0, 999, 100)]] * 3})
     p.flush_bytes_avg = t.runs_at(0)[0].bytes  # B = one flush; C_1 = 12 B in runs of 6 B
-    c = p.pick(t)
-    assert c.output_level == 1 and {f.level for f in c.inputs} == {0, 1}   # the 1 B active run absorbs it
-    t = tree_with({1: [[(0, 999, 700)]], 0: [[(0, 999, 100)]] * 3})     # the active run is 7 B: full
-    c = p.pick(t)
+    c = pick(p, t)
+    assert c.output_level == 1 and {f.level for f in c.inputs} == {0, 1}  # the 1 B active run absorbs it
+    t = tree_with({1: [[(0, 999, 700)]], 0: [[(0, 999, 100)]] * 3})  # the active run is 7 B: full
+    c = pick(p, t)
     assert c.output_level == 1 and {f.level for f in c.inputs} == {0}
 
 
@@ -206,9 +215,14 @@ def test_moose_as_arce_configures_it_keeps_k_runs_per_level():
     """ArceKV §5's Moose (size ratios 40, 40, 41, 6 runs per level) after a random fill: no level above the
     last holds more than 6 runs, and level 1's runs grow to about C_1 / K_1 = 40 flushes, not one spill."""
     from lsmsim.api import run
-    res = run({"lsm": {"write_buffer_size": "64KiB"},
-               "policy": {"name": "moose", "size_ratios": [40, 40, 41], "runs_per_level": [6, 6, 6, 6]},
-               "workload": {"num": 60_000, "value_size": 100, "preset": "fillrandom"}})
+
+    res = run(
+        {
+            "lsm": {"write_buffer_size": "64KiB"},
+            "policy": {"name": "moose", "size_ratios": [40, 40, 41], "runs_per_level": [6, 6, 6, 6]},
+            "workload": {"num": 60_000, "value_size": 100, "preset": "fillrandom"},
+        }
+    )
     s = res.summary
     assert all(s.get(f"runs_L{i}", 0) <= 6 for i in range(3))
     flush = res.compactions.query("kind == 'flush'").write_bytes.mean()

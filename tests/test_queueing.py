@@ -21,10 +21,9 @@ def _mmc_wait(c, lam, mu, n, seeds):
     for seed in seeds:
         rng = np.random.default_rng(seed)
         a = poisson_arrivals(rng, np.array([0.0]), np.array([lam]), n / lam)
-        s, f = fcfs_multiserver(a, np.array([0.0]), np.array([1.0 / mu]), c,
-                                rng.random(a.size))
+        s, f = fcfs_multiserver(a, np.array([0.0]), np.array([1.0 / mu]), c, rng.random(a.size))
         w = s - a
-        waits.append(w[a.size // 20:])  # drop the empty-system warm-up
+        waits.append(w[a.size // 20 :])  # drop the empty-system warm-up
     return float(np.concatenate(waits).mean())
 
 
@@ -126,12 +125,15 @@ def test_bursty_rates_preserves_mean():
     assert r.min() == 0.0
 
 
-@pytest.mark.parametrize("kw", [
-    dict(burst_factor=5.0, duty=0.25),   # duty*bf > 1: negative off-rate
-    dict(burst_factor=2.0, duty=0.0),
-    dict(burst_factor=2.0, duty=1.0),
-    dict(burst_factor=0.5, duty=0.5),
-])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(burst_factor=5.0, duty=0.25),  # duty*bf > 1: negative off-rate
+        dict(burst_factor=2.0, duty=0.0),
+        dict(burst_factor=2.0, duty=1.0),
+        dict(burst_factor=0.5, duty=0.5),
+    ],
+)
 def test_bursty_rates_rejects_impossible(kw):
     with pytest.raises(ValueError):
         bursty_rates(100.0, period=1.0, t_end=10.0, **kw)
@@ -185,8 +187,7 @@ def test_input_validation():
     with pytest.raises(ValueError):
         fcfs_multiserver(a, np.array([0.0]), np.array([1.0]), 1, np.full(2, 0.5))
     with pytest.raises(ValueError):
-        fcfs_multiserver(np.array([0.5, 1.0]), np.array([0.7]), np.array([1.0]), 1,
-                         np.full(2, 0.5))
+        fcfs_multiserver(np.array([0.5, 1.0]), np.array([0.7]), np.array([1.0]), 1, np.full(2, 0.5))
 
 
 def test_latency_summary():

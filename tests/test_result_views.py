@@ -1,4 +1,5 @@
 """Result's exploration views: plot kinds, HTML and text representations."""
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -10,8 +11,10 @@ import lsmsim  # noqa: E402
 from lsmsim.result import Result  # noqa: E402
 from tests.conftest import small_config  # noqa: E402
 
-PHASES = [{"name": "load", "operations": 30_000, "mix": {"insert": 1.0}},
-          {"name": "mixed", "operations": 20_000, "mix": {"update": 0.5, "get": 0.3, "long_scan": 0.2}}]
+PHASES = [
+    {"name": "load", "operations": 30_000, "mix": {"insert": 1.0}},
+    {"name": "mixed", "operations": 20_000, "mix": {"update": 0.5, "get": 0.3, "long_scan": 0.2}},
+]
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,5 @@
 """The ctypes bridge to real RocksDB (Debian's librocksdb 7.8): skipped when the library is missing."""
+
 from __future__ import annotations
 
 import os
@@ -90,7 +91,7 @@ def test_flush_live_files_properties_statistics(db):
     assert isinstance(f, LiveFile) and f.level == 0 and f.name.endswith(".sst")
     assert f.size > 100_000 and f.size == os.path.getsize(db.path + f.name)
     assert (f.smallest_key, f.largest_key) == (key(10), key(10 + 999 * 3))
-    assert (f.entries, f.deletions) == (1000, 1)   # the put of key(13) died in the memtable
+    assert (f.entries, f.deletions) == (1000, 1)  # the put of key(13) died in the memtable
     assert db.num_files_at_level(0) == 1 and db.num_files_at_level(1) == 0
     assert db.property_int("rocksdb.num-files-at-level0") == 1
     assert db.property_int("rocksdb.estimate-num-keys") > 0
@@ -107,24 +108,33 @@ def test_flush_live_files_properties_statistics(db):
     db.compact_range(target_level=2)
     files = db.live_files()
     assert files and all(f.level == 2 for f in files) and db.num_files_at_level(0) == 0
-    assert sum(f.entries for f in files) == 1999   # the tombstone is dropped at the bottom
+    assert sum(f.entries for f in files) == 1999  # the tombstone is dropped at the bottom
     st = db.statistics()
     assert st["rocksdb.compact.write.bytes"] > 0 and st["rocksdb.compact.read.bytes"] > 0
     assert db.get(key(11)) == bytes([11]) * 100 and db.get(key(13)) is None
 
 
 def test_parse_statistics():
-    text = ("rocksdb.block.cache.miss COUNT : 12\nrocksdb.db.get.micros P50 : 1.5 P95 : 2.000000 P99 : 3 "
-            "P100 : 4 COUNT : 5 SUM : 6\njunk line\n")
-    assert parse_statistics(text) == {"rocksdb.block.cache.miss": 12, "rocksdb.db.get.micros": {
-        "P50": 1.5, "P95": 2.0, "P99": 3.0, "P100": 4.0, "COUNT": 5.0, "SUM": 6.0}}
+    text = (
+        "rocksdb.block.cache.miss COUNT : 12\nrocksdb.db.get.micros P50 : 1.5 P95 : 2.000000 P99 : 3 "
+        "P100 : 4 COUNT : 5 SUM : 6\njunk line\n"
+    )
+    assert parse_statistics(text) == {
+        "rocksdb.block.cache.miss": 12,
+        "rocksdb.db.get.micros": {"P50": 1.5, "P95": 2.0, "P99": 3.0, "P100": 4.0, "COUNT": 5.0, "SUM": 6.0},
+    }
 
 
 def test_auto_compaction_and_wait(tmp_path):
-    opts = Options(write_buffer_size=256 << 10, level0_file_num_compaction_trigger=2,
-                   max_bytes_for_level_base=1 << 20, target_file_size_base=256 << 10, statistics=True)
+    opts = Options(
+        write_buffer_size=256 << 10,
+        level0_file_num_compaction_trigger=2,
+        max_bytes_for_level_base=1 << 20,
+        target_file_size_base=256 << 10,
+        statistics=True,
+    )
     with RocksDB.open(tmp_path / "db", opts) as db:
-        for i in range(12_000):                       # scattered keys: L0 files overlap, no trivial moves
+        for i in range(12_000):  # scattered keys: L0 files overlap, no trivial moves
             j = i * 7919 % 12_000
             db.put(key(j), bytes([j % 251]) * 100)
         db.flush()
@@ -135,14 +145,23 @@ def test_auto_compaction_and_wait(tmp_path):
         assert db.get(key(11_999)) == bytes([11_999 % 251]) * 100
 
 
-@pytest.mark.parametrize("style,extra", [
-    ("universal", dict(universal_size_ratio=1, universal_min_merge_width=2, universal_max_merge_width=2**32 - 1,
-                       universal_max_size_amplification_percent=200)),
-    ("fifo", dict(fifo_max_table_files_size=64 << 20)),
-])
+@pytest.mark.parametrize(
+    "style,extra",
+    [
+        (
+            "universal",
+            dict(
+                universal_size_ratio=1,
+                universal_min_merge_width=2,
+                universal_max_merge_width=2**32 - 1,
+                universal_max_size_amplification_percent=200,
+            ),
+        ),
+        ("fifo", dict(fifo_max_table_files_size=64 << 20)),
+    ],
+)
 def test_universal_and_fifo(tmp_path, style, extra):
-    opts = Options(compaction_style=style, write_buffer_size=256 << 10, level0_file_num_compaction_trigger=2,
-                   **extra)
+    opts = Options(compaction_style=style, write_buffer_size=256 << 10, level0_file_num_compaction_trigger=2, **extra)
     with RocksDB.open(tmp_path / "db", opts) as db:
         for part in range(3):
             fill(db, 1000, start=part * 1000)
@@ -151,7 +170,7 @@ def test_universal_and_fifo(tmp_path, style, extra):
         assert all(db.get(key(i)) == bytes([i % 251]) * 100 for i in range(0, 3000, 97))
         assert sum(f.entries for f in db.live_files()) >= 3000
         if style == "universal":
-            assert len(db.live_files()) < 3   # the size-ratio rule merged the runs
+            assert len(db.live_files()) < 3  # the size-ratio rule merged the runs
 
 
 def test_bad_options():
@@ -170,10 +189,22 @@ def test_misuse_after_close(tmp_path):
     assert db.closed and it.closed
     db.close()  # no-op
     it.close()  # no-op
-    for call in (lambda: db.get(b"a"), lambda: db.put(b"a", b"2"), lambda: db.delete(b"a"), db.iterator,
-                 db.flush, db.live_files, db.statistics, lambda: db.property("rocksdb.levelstats"),
-                 lambda: db.compact_range(), lambda: db.compact_files(["/000001.sst"], 1, 0), it.seek_to_first,
-                 it.valid, it.key, it.next):
+    for call in (
+        lambda: db.get(b"a"),
+        lambda: db.put(b"a", b"2"),
+        lambda: db.delete(b"a"),
+        db.iterator,
+        db.flush,
+        db.live_files,
+        db.statistics,
+        lambda: db.property("rocksdb.levelstats"),
+        lambda: db.compact_range(),
+        lambda: db.compact_files(["/000001.sst"], 1, 0),
+        it.seek_to_first,
+        it.valid,
+        it.key,
+        it.next,
+    ):
         with pytest.raises(RocksDBError, match="closed"):
             call()
     # reopening works (the lock was released) and the data is there
@@ -197,8 +228,10 @@ def test_library_not_found(tmp_path):
         rlib.load(tmp_path / "nope" / "librocksdb.so")
     assert "apt-get install librocksdb-dev" in str(e.value)
     # with the override pointing nowhere, importing still works and the first use raises
-    code = ("import lsmsim.rocksdb as r\n"
-            "try:\n    r.RocksDB.open('unused')\nexcept r.LibraryNotFoundError as e:\n    print('ERR', e)\n")
+    code = (
+        "import lsmsim.rocksdb as r\n"
+        "try:\n    r.RocksDB.open('unused')\nexcept r.LibraryNotFoundError as e:\n    print('ERR', e)\n"
+    )
     env = {**os.environ, "LSMSIM_LIBROCKSDB": str(tmp_path / "missing.so")}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr

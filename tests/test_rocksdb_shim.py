@@ -1,4 +1,5 @@
 """The CompactFiles shim (C++ DB::CompactFiles behind a C function), built with g++ against librocksdb."""
+
 from __future__ import annotations
 
 import os
@@ -8,9 +9,8 @@ import sys
 
 import pytest
 
-from lsmsim.rocksdb import LibraryNotFoundError, Options, RocksDB, RocksDBError
+from lsmsim.rocksdb import LibraryNotFoundError, Options, RocksDB, RocksDBError, shim
 from lsmsim.rocksdb import lib as rlib
-from lsmsim.rocksdb import shim
 
 try:
     rlib.load()
@@ -32,8 +32,9 @@ def test_build_and_cli():
     p = shim.build()
     assert p.exists() and p.name.startswith("liblsmsim_rocksdb_shim-") and p == shim.shim_path()
     assert shim.load().lsmsim_compact_files is not None
-    out = subprocess.run([sys.executable, "-m", "lsmsim.rocksdb.shim", "--build"], capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "lsmsim.rocksdb.shim", "--build"], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == str(p)
 
@@ -57,7 +58,7 @@ def test_compact_files_l0_to_l1(tmp_path):
     opts = Options(disable_auto_compactions=True, write_buffer_size=4 << 20)
     n, batches, limit = 2000, 4, 128 << 10
     with RocksDB.open(tmp_path / "db", opts) as db:
-        for b in range(batches):              # interleaved keys: every L0 file spans the whole range
+        for b in range(batches):  # interleaved keys: every L0 file spans the whole range
             for i in range(b, n * batches, batches):
                 db.put(key(i), value(i))
             db.flush()
@@ -65,13 +66,13 @@ def test_compact_files_l0_to_l1(tmp_path):
         assert len(l0) == batches and all(f.level == 0 for f in l0)
         total = sum(f.size for f in l0)
 
-        db.compact_files([f.name for f in l0], output_level=1, output_file_size=limit)   # names as "/000012.sst"
+        db.compact_files([f.name for f in l0], output_level=1, output_file_size=limit)  # names as "/000012.sst"
         files = db.live_files()
         assert files and all(f.level == 1 for f in files)
         assert db.num_files_at_level(0) == 0 and db.num_files_at_level(1) == len(files)
         assert len(files) >= total // limit - 1
         sizes = sorted(f.size for f in files)
-        assert all(0.8 * limit <= s <= 1.3 * limit for s in sizes[1:])      # all but the last (smallest) cut
+        assert all(0.8 * limit <= s <= 1.3 * limit for s in sizes[1:])  # all but the last (smallest) cut
         assert sum(f.entries for f in files) == n * batches
         assert all(db.get(key(i)) == value(i) for i in range(n * batches))
         assert db.statistics()["rocksdb.compact.write.bytes"] > 0
@@ -84,5 +85,5 @@ def test_compact_files_l0_to_l1(tmp_path):
         with pytest.raises(RocksDBError, match="does not exist"):
             db.compact_files(["/999999.sst"], output_level=3, output_file_size=limit)
         with pytest.raises(RocksDBError):
-            db.compact_files([files[0].name], output_level=1, output_file_size=limit)   # upward: invalid
+            db.compact_files([files[0].name], output_level=1, output_file_size=limit)  # upward: invalid
         assert db.scan(key(0), 3) == [(key(i), value(i)) for i in range(3)]

@@ -1,4 +1,5 @@
 """The JSON Schema and the generated Markdown reference of the config."""
+
 import json
 from pathlib import Path
 
@@ -37,4 +38,5 @@ def test_reference_is_deterministic():
 def test_docs_file_is_up_to_date():
     assert DOC.read_text() == reference_markdown(), (
         "docs/config-reference.md is stale: regenerate it with "
-        "`lsmsim config --reference > docs/config-reference.md` (or `python -m lsmsim.schema > ...`)")
+        "`lsmsim config --reference > docs/config-reference.md` (or `python -m lsmsim.schema > ...`)"
+    )

@@ -19,9 +19,9 @@ def test_one_thread_uses_at_most_one_core():
 
 
 def test_device_priority_classes():
-    hi = Flow("flush", 0, 1, cpu=0.0, dev=0.8)     # wants 1/0.8 units/s = all of the device and more
+    hi = Flow("flush", 0, 1, cpu=0.0, dev=0.8)  # wants 1/0.8 units/s = all of the device and more
     lo = Flow("compaction", 1, 1, cpu=0.0, dev=0.5)
-    hi.cap = 1.0                                    # uses 0.8 of the device
+    hi.cap = 1.0  # uses 0.8 of the device
     util = solve([hi, lo], cores=2, switch_overhead=0.0)
     assert hi.rate == pytest.approx(1.0)
     assert lo.rate == pytest.approx(0.2 / 0.5)
@@ -38,7 +38,7 @@ def test_max_min_fair_within_class():
 
 
 def test_device_bound_flow_leaves_cpu_to_others():
-    io = Flow("io", 0, 1, cpu=0.1, dev=1.0)      # device-bound: 1 unit/s, 0.1 core
+    io = Flow("io", 0, 1, cpu=0.1, dev=1.0)  # device-bound: 1 unit/s, 0.1 core
     cpu = [Flow(f"c{i}", 1, 1, cpu=1.0, dev=0.0) for i in range(2)]
     solve([io] + cpu, cores=2, switch_overhead=0.0)
     assert io.rate == pytest.approx(1.0)
@@ -98,7 +98,7 @@ def test_reserved_cores_are_pinned_to_their_roles():
     solve([writer, queries], 4, 0.0, reserved_cores=1)
     assert writer.rate == pytest.approx(1.0)
     assert queries.rate == pytest.approx(3.0)
-    solve([writer, queries], 4, 0.0)                   # one pool: the writer gets 4/17 of the cores
+    solve([writer, queries], 4, 0.0)  # one pool: the writer gets 4/17 of the cores
     assert writer.rate == pytest.approx(4 / 17)
 
 
@@ -107,4 +107,4 @@ def test_idle_reserved_cores_are_not_lent():
     queries = Flow("queries", 3, 16, cpu=1.0, dev=0.0)
     solve([writer, queries], 4, 0.0, reserved_cores=2)
     assert writer.rate == pytest.approx(0.25)
-    assert queries.rate == pytest.approx(2.0)          # pinned: the reserved pool's idle 1.75 cores stay idle
+    assert queries.rate == pytest.approx(2.0)  # pinned: the reserved pool's idle 1.75 cores stay idle

@@ -1,4 +1,5 @@
 """End-to-end properties of the simulator on small configs."""
+
 import numpy as np
 import pytest
 
@@ -10,8 +11,12 @@ from tests.conftest import small_config
 
 POLICIES = [
     {"name": "leveled", "max_bytes_for_level_base": "1MiB", "target_file_size_base": "256KiB"},
-    {"name": "leveled", "max_bytes_for_level_base": "1MiB", "target_file_size_base": "256KiB",
-     "level_compaction_dynamic_level_bytes": True},
+    {
+        "name": "leveled",
+        "max_bytes_for_level_base": "1MiB",
+        "target_file_size_base": "256KiB",
+        "level_compaction_dynamic_level_bytes": True,
+    },
     {"name": "full_leveling", "size_ratio": 4},
     {"name": "tiering", "size_ratio": 4},
     {"name": "lazy_leveling", "size_ratio": 4},
@@ -19,8 +24,10 @@ POLICIES = [
     {"name": "moose", "size_ratios": [4, 4], "runs_per_level": [3, 2, 1]},
     {"name": "ecotune", "R": 4, "unit_run_size": "512KiB", "T_w": 1.0, "T_c": 0.2},
 ]
-MIXED = [{"operations": 40_000, "mix": {"insert": 1.0}},
-         {"operations": 40_000, "mix": {"update": 0.6, "delete": 0.2, "get": 0.2}}]
+MIXED = [
+    {"operations": 40_000, "mix": {"insert": 1.0}},
+    {"operations": 40_000, "mix": {"update": 0.6, "delete": 0.2, "get": 0.2}},
+]
 
 
 def _newest(tree):
@@ -51,6 +58,7 @@ def test_no_key_lost_and_invariants(policy, monkeypatch, **sections):
 
     monkeypatch.setattr(WriteStream, "draw", draw)
     from lsmsim.sim.kernel import Simulation
+
     sim = Simulation(lsmsim.load_config(small_config(policy=policy, phases=MIXED, **sections)))
     res = sim.run()  # check_invariants is on: every install is checked
     assert res.summary["compactions"] > 0
@@ -74,7 +82,9 @@ def test_no_key_lost_and_invariants(policy, monkeypatch, **sections):
 def test_byte_accounting(wal):
     r = lsmsim.run(small_config(lsm={"wal": wal}, phases=MIXED))
     s = r.summary
-    assert s["device_host_write_bytes"] == pytest.approx(s["flush_bytes"] + s["compaction_write_bytes"] + s["wal_bytes"])
+    assert s["device_host_write_bytes"] == pytest.approx(
+        s["flush_bytes"] + s["compaction_write_bytes"] + s["wal_bytes"]
+    )
     assert (s["wal_bytes"] > 0) == wal
     c = r.compactions
     assert c.loc[c.kind == "flush", "write_bytes"].sum() == pytest.approx(s["flush_bytes"])
@@ -95,11 +105,19 @@ def _unique_inserts(policy, flushes, wbs=256 * 1024, entries_per_sample=1):
     entry_mem = 16 + 100 + 35
     ops = int(flushes * wbs / entry_mem) + 1
     # writes slow enough that each merge finishes before the next flush, as the closed forms assume
-    cfg = small_config(policy=policy, phases=[{"operations": ops, "mix": {"insert": 1.0},
-                                               "keys": {"distribution": "shuffled"},
-                                               "writers": {"mode": "rate", "rate": "2MB/s"}}],
-                       lsm={"entries_per_sample": entries_per_sample, "wal": False},
-                       workload={"num": ops})
+    cfg = small_config(
+        policy=policy,
+        phases=[
+            {
+                "operations": ops,
+                "mix": {"insert": 1.0},
+                "keys": {"distribution": "shuffled"},
+                "writers": {"mode": "rate", "rate": "2MB/s"},
+            }
+        ],
+        lsm={"entries_per_sample": entries_per_sample, "wal": False},
+        workload={"num": ops},
+    )
     cfg["sim"]["check_invariants"] = False
     return lsmsim.run(cfg, ["sim.flush_at_end=true"])
 
@@ -107,7 +125,7 @@ def _unique_inserts(policy, flushes, wbs=256 * 1024, entries_per_sample=1):
 @pytest.mark.parametrize("T,L", [(3, 3), (4, 3), (6, 2)])
 def test_full_leveling_write_amp_matches_spooky_eq4(T, L):
     """Spooky PVLDB'22 Eq. 4: full preemptive merge costs (T - 1)/2 per level, + 1 for the flush."""
-    r = _unique_inserts({"name": "full_leveling", "size_ratio": T}, flushes=T ** L - 1)
+    r = _unique_inserts({"name": "full_leveling", "size_ratio": T}, flushes=T**L - 1)
     s = r.summary
     assert max(int(k[7:]) for k in s if k.startswith("files_L") and s[k] > 0) == L
     expected = 1 + (T - 1) / 2 * L
@@ -134,13 +152,19 @@ def test_sampling_preserves_write_amp():
 
 def test_op_level_mode_agrees_with_fluid():
     """Stated tolerance: 3% on throughput per op type, write-amp and flush count."""
-    phases = [{"operations": 30_000, "mix": {"insert": 1.0}},
-              {"operations": 15_000, "mix": {"update": 0.5, "get": 0.3, "long_scan": 0.2},
-               "writers": {"threads": 2}}]
+    phases = [
+        {"operations": 30_000, "mix": {"insert": 1.0}},
+        {"operations": 15_000, "mix": {"update": 0.5, "get": 0.3, "long_scan": 0.2}, "writers": {"threads": 2}},
+    ]
     fluid = lsmsim.run(small_config(phases=phases)).summary
     op = lsmsim.run(small_config(phases=phases), ["sim.mode=op"]).summary
-    for key in ("throughput_write_ops_per_s", "throughput_get_ops_per_s", "throughput_long_scan_ops_per_s",
-                "write_amp", "latency_get_mean_s"):
+    for key in (
+        "throughput_write_ops_per_s",
+        "throughput_get_ops_per_s",
+        "throughput_long_scan_ops_per_s",
+        "write_amp",
+        "latency_get_mean_s",
+    ):
         assert op[key] == pytest.approx(fluid[key], rel=0.03), key
     assert abs(op["flushes"] - fluid["flushes"]) <= 1
 
@@ -149,14 +173,26 @@ def test_write_stalls_bound_l0():
     """With a slow compaction thread, L0 reaches the slowdown trigger and writes slow, then stop;
     L0 never grows past the stop trigger (RocksDB's WriteController semantics)."""
     # a lower delayed rate than compaction can absorb avoids the stops altogether
-    low = small_config(phases=[{"operations": 150_000, "mix": {"insert": 1.0}}],
-                       lsm={"level0_slowdown_writes_trigger": 6, "level0_stop_writes_trigger": 8,
-                            "delayed_write_rate": "2MiB/s", "cpu": {"merge_per_entry": "8us"}})
+    low = small_config(
+        phases=[{"operations": 150_000, "mix": {"insert": 1.0}}],
+        lsm={
+            "level0_slowdown_writes_trigger": 6,
+            "level0_stop_writes_trigger": 8,
+            "delayed_write_rate": "2MiB/s",
+            "cpu": {"merge_per_entry": "8us"},
+        },
+    )
     s = lsmsim.run(low).summary
     assert s["stall_slowdown_s"] > 0 and s["stall_stop_s"] == 0
-    cfg = small_config(phases=[{"operations": 150_000, "mix": {"insert": 1.0}}],
-                       lsm={"level0_slowdown_writes_trigger": 6, "level0_stop_writes_trigger": 8,
-                            "delayed_write_rate": "64MiB/s", "cpu": {"merge_per_entry": "8us"}})
+    cfg = small_config(
+        phases=[{"operations": 150_000, "mix": {"insert": 1.0}}],
+        lsm={
+            "level0_slowdown_writes_trigger": 6,
+            "level0_stop_writes_trigger": 8,
+            "delayed_write_rate": "64MiB/s",
+            "cpu": {"merge_per_entry": "8us"},
+        },
+    )
     r = lsmsim.run(cfg)
     s = r.summary
     assert s["stall_slowdown_s"] > 0 and s["stall_stop_s"] > 0
@@ -170,9 +206,15 @@ def test_write_stalls_bound_l0():
 
 
 def test_open_loop_latency_grows_with_load():
-    base = [{"operations": 20_000, "mix": {"insert": 1.0}, "measure": False},
-            {"duration": 2.0, "mix": {"get": 1.0}, "writers": {"mode": "rate", "rate": "1MB/s"},
-             "queries": {"mode": "open", "threads": 2, "arrival_rate": 5000}}]
+    base = [
+        {"operations": 20_000, "mix": {"insert": 1.0}, "measure": False},
+        {
+            "duration": 2.0,
+            "mix": {"get": 1.0},
+            "writers": {"mode": "rate", "rate": "1MB/s"},
+            "queries": {"mode": "open", "threads": 2, "arrival_rate": 5000},
+        },
+    ]
     lo = lsmsim.run(small_config(phases=base)).summary
     hi = lsmsim.run(small_config(phases=base), ["workload.phases.1.queries.arrival_rate=20000"]).summary
     assert lo["throughput_get_ops_per_s"] == pytest.approx(5000, rel=0.05)
@@ -180,19 +222,19 @@ def test_open_loop_latency_grows_with_load():
 
 
 def test_policy_write_rate_limit_is_applied():
-    """A policy's write_rate_limit caps the write stream (the hook ARCE's stall rate k uses)."""
+    """A policy's WriteControl.rate_limit caps the write stream."""
+    from dataclasses import replace
+
     from lsmsim.policies import registry
     from lsmsim.policies.leveled import Leveled
 
     class Throttled(Leveled):
-        name = "leveled"
+        def __init__(self, options, lsm):
+            super().__init__(options, lsm)
+            self.write_control = replace(self.write_control, rate_limit=lambda tree: 1e6)  # bytes/s
 
-        def write_rate_limit(self, tree):
-            return 1e6  # bytes/s
-
-    monkey = dict(registry._REGISTRY)
+    monkey = dict(registry.policies())
     try:
-        registry._load()
         registry._REGISTRY["leveled"] = Throttled
         s = lsmsim.run(small_config(phases=[{"operations": 20_000, "mix": {"insert": 1.0}}])).summary
     finally:
@@ -210,14 +252,14 @@ def test_merge_policies_order_by_write_amp():
         wa[name] = s["write_amp"]
     assert wa["tiering"] < wa["lazy_leveling"] < wa["full_leveling"]
     uni = _unique_inserts({"name": "universal"}, flushes=63).summary["write_amp"]
-    lev = _unique_inserts({"name": "leveled", "max_bytes_for_level_base": "1MiB",
-                           "target_file_size_base": "256KiB"}, flushes=63).summary["write_amp"]
+    lev = _unique_inserts(
+        {"name": "leveled", "max_bytes_for_level_base": "1MiB", "target_file_size_base": "256KiB"}, flushes=63
+    ).summary["write_amp"]
     assert uni < lev
 
 
 def test_block_cache_warms_during_a_read_only_phase():
-    phases = [{"operations": 50_000, "mix": {"insert": 1.0}, "measure": False},
-              {"duration": 2.0, "mix": {"get": 1.0}}]
+    phases = [{"operations": 50_000, "mix": {"insert": 1.0}, "measure": False}, {"duration": 2.0, "mix": {"get": 1.0}}]
     r = lsmsim.run(small_config(phases=phases, lsm={"block_cache_size": "1GiB"}), ["sim.sample_interval=0.1"])
     ts = r.timeseries[r.timeseries.phase != "(drain)"]
     gets = ts[ts.get_ops_per_s > 0]
@@ -229,8 +271,8 @@ def test_block_cache_warms_during_a_read_only_phase():
 
 def test_throughput_counts_measured_phases_only():
     s = lsmsim.run(small_config(), ["workload.preset=readrandom", "workload.phases=[]", "workload.num=20000"]).summary
-    assert s["ops_write"] == pytest.approx(20_000)      # the load ran ...
-    assert s["throughput_write_ops_per_s"] == 0.0        # ... but is not measured
+    assert s["ops_write"] == pytest.approx(20_000)  # the load ran ...
+    assert s["throughput_write_ops_per_s"] == 0.0  # ... but is not measured
     assert s["throughput_get_ops_per_s"] == pytest.approx(s["ops_get"] / s["measured_time_s"])
 
 
@@ -254,17 +296,31 @@ def test_sample_interval_does_not_change_results():
 
 def test_concurrent_leveled_compactions_lose_nothing(monkeypatch):
     """Two compaction threads: an L1 -> L2 job may empty the L1 run an L0 -> L1 job targets."""
-    test_no_key_lost_and_invariants(dict(POLICIES[0]), monkeypatch,
-                                    machine={"threads": {"flush": 1, "compaction": 3}, "cores": 4})
+    test_no_key_lost_and_invariants(
+        dict(POLICIES[0]), monkeypatch, machine={"threads": {"flush": 1, "compaction": 3}, "cores": 4}
+    )
 
 
 def test_open_loop_backlog_drains_without_zeno_steps():
     """An open-loop group whose backlog drains must not take ever smaller steps (a Zeno loop)."""
     from lsmsim.sim.kernel import Simulation
-    phases = [{"operations": 30_000, "mix": {"insert": 1.0}, "measure": False},
-              {"duration": 2.0, "mix": {"update": 0.3, "get": 0.7}, "writers": {"mode": "rate", "rate": "20MB/s"},
-               "queries": {"mode": "open", "threads": 2, "arrival_rate": 20000, "arrival": "bursty",
-                           "burst_factor": 4, "burst_duty": 0.2}}]
+
+    phases = [
+        {"operations": 30_000, "mix": {"insert": 1.0}, "measure": False},
+        {
+            "duration": 2.0,
+            "mix": {"update": 0.3, "get": 0.7},
+            "writers": {"mode": "rate", "rate": "20MB/s"},
+            "queries": {
+                "mode": "open",
+                "threads": 2,
+                "arrival_rate": 20000,
+                "arrival": "bursty",
+                "burst_factor": 4,
+                "burst_duty": 0.2,
+            },
+        },
+    ]
     sim = Simulation(lsmsim.load_config(small_config(phases=phases)))
     steps = [0]
     advance = sim._advance
@@ -284,8 +340,15 @@ def test_reserved_cores_keep_the_writer_at_its_rate():
     """With a core pinned to writers and flushes, 64 closed-loop query threads cannot slow a
     fixed-rate writer; sharing all cores, they do."""
     from tests.conftest import small_config
-    phases = [{"duration": 3.0, "mix": {"insert": 0.5, "short_scan": 0.5},
-               "writers": {"mode": "rate", "rate": "6MB/s"}, "queries": {"mode": "closed", "threads": 64}}]
+
+    phases = [
+        {
+            "duration": 3.0,
+            "mix": {"insert": 0.5, "short_scan": 0.5},
+            "writers": {"mode": "rate", "rate": "6MB/s"},
+            "queries": {"mode": "closed", "threads": 64},
+        }
+    ]
     rates = {}
     for reserved in (0, 1):
         cfg = small_config(phases=phases, machine={"cores": 2, "reserved_cores": reserved})

@@ -1,5 +1,6 @@
 """The SSD model inside the simulator: GC from compaction patterns (Spooky PVLDB'22 §3), TRIM,
 accounting, and device-full errors."""
+
 from pathlib import Path
 
 import pytest
@@ -9,15 +10,25 @@ from lsmsim.errors import LsmsimError
 from tests.conftest import small_config
 
 SPOOKY = Path(__file__).parent.parent / "experiments" / "spooky"
-SMALL = ["workload.num=1M", "workload.phases.0.operations=1M", "workload.phases.1.operations=2M",
-         "device.ftl.erase_unit=4MiB", "lsm.write_buffer_size=2MiB"]
+SMALL = [
+    "workload.num=1M",
+    "workload.phases.0.operations=1M",
+    "workload.phases.1.operations=2M",
+    "device.ftl.erase_unit=4MiB",
+    "lsm.write_buffer_size=2MiB",
+]
 
 
 @pytest.fixture(scope="module")
 def spooky_runs():
-    partial = lsmsim.run(SPOOKY / "gc-partial-merge.yaml", SMALL + [
-        "device.capacity=216MiB", "policy.target_file_size_base=512KiB", "policy.max_bytes_for_level_base=10MiB"])
-    full = lsmsim.run(SPOOKY / "gc-full-merge.yaml", SMALL + ["device.capacity=360MiB", "policy.target_file_size=16MiB"])
+    partial = lsmsim.run(
+        SPOOKY / "gc-partial-merge.yaml",
+        SMALL
+        + ["device.capacity=216MiB", "policy.target_file_size_base=512KiB", "policy.max_bytes_for_level_base=10MiB"],
+    )
+    full = lsmsim.run(
+        SPOOKY / "gc-full-merge.yaml", SMALL + ["device.capacity=360MiB", "policy.target_file_size=16MiB"]
+    )
     return partial.summary, full.summary
 
 
@@ -41,8 +52,7 @@ def test_flash_accounting(spooky_runs):
 
 
 def _ssd(**ftl):
-    return {"model": "ssd", "preset": "samsung-pm9a3-960gb", "capacity": "96MiB",
-            "ftl": {"erase_unit": "1MiB", **ftl}}
+    return {"model": "ssd", "preset": "samsung-pm9a3-960gb", "capacity": "96MiB", "ftl": {"erase_unit": "1MiB", **ftl}}
 
 
 def test_trim_modes():
@@ -51,8 +61,11 @@ def test_trim_modes():
     phases = [{"operations": 300_000, "mix": {"update": 1.0}}]
     wa = {}
     for mode in ("immediate", "periodic", "none"):
-        cfg = small_config(phases=phases, device={**_ssd(trim=mode, fstrim_period="0.5s"), "capacity": "24MiB"},
-                           lsm={"write_buffer_size": "1MiB"})
+        cfg = small_config(
+            phases=phases,
+            device={**_ssd(trim=mode, fstrim_period="0.5s"), "capacity": "24MiB"},
+            lsm={"write_buffer_size": "1MiB"},
+        )
         cfg["sim"]["check_invariants"] = False
         wa[mode] = lsmsim.run(cfg).summary["gc_write_amp"]
     assert wa["immediate"] < 1.01
@@ -60,8 +73,11 @@ def test_trim_modes():
 
 
 def test_sequential_fill_has_no_gc():
-    cfg = small_config(device=_ssd(), lsm={"write_buffer_size": "1MiB"}, phases=[
-        {"operations": 400_000, "mix": {"insert": 1.0}, "keys": {"distribution": "sequential"}}])
+    cfg = small_config(
+        device=_ssd(),
+        lsm={"write_buffer_size": "1MiB"},
+        phases=[{"operations": 400_000, "mix": {"insert": 1.0}, "keys": {"distribution": "sequential"}}],
+    )
     s = lsmsim.run(cfg, ["workload.num=400000"]).summary
     assert s["gc_write_amp"] < 1.01
 
@@ -74,6 +90,7 @@ def test_device_full_is_a_user_error():
 
 def test_ftl_reserve_error_names_the_yaml_path():
     from lsmsim.errors import ConfigError
+
     cfg = small_config(device={**_ssd(), "capacity": "16MiB", "ftl": {"erase_unit": "4MiB"}})
     with pytest.raises(ConfigError) as e:
         lsmsim.run(cfg)

@@ -1,4 +1,5 @@
 """The SSD timing model and its calibration from fio results."""
+
 import glob
 from pathlib import Path
 
@@ -54,21 +55,42 @@ def test_read_write_interference():
 def _synthetic(t: SSDTiming):
     """fio-like results generated from a known model (parameter recovery)."""
     from types import SimpleNamespace as NS
+
     from lsmsim.ssd.fio import FioJobSpec
+
     out = []
-    for name, rw, bs, qd, mix in [("rr1", "randread", KIB4, 1, 100), ("rr8", "randread", KIB4, 8, 100),
-                                  ("rr32", "randread", KIB4, 32, 100), ("sr1", "read", MIB, 1, 100),
-                                  ("sr32", "read", MIB, 32, 100), ("rw32", "randwrite", KIB4, 32, 0),
-                                  ("rw1", "randwrite", KIB4, 1, 0), ("sw1", "write", MIB, 1, 0),
-                                  ("sw32", "write", MIB, 32, 0), ("mix", "randrw", KIB4, 32, 70)]:
+    for name, rw, bs, qd, mix in [
+        ("rr1", "randread", KIB4, 1, 100),
+        ("rr8", "randread", KIB4, 8, 100),
+        ("rr32", "randread", KIB4, 32, 100),
+        ("sr1", "read", MIB, 1, 100),
+        ("sr32", "read", MIB, 32, 100),
+        ("rw32", "randwrite", KIB4, 32, 0),
+        ("rw1", "randwrite", KIB4, 1, 0),
+        ("sw1", "write", MIB, 1, 0),
+        ("sw32", "write", MIB, 32, 0),
+        ("mix", "randrw", KIB4, 32, 70),
+    ]:
         spec = FioJobSpec(name=name, rw=rw, bs_read=bs, bs_write=bs, iodepth=qd, rwmixread=mix)
         p = t.perf(bs, qd, spec.read_fraction)
         dirs = {}
         for d, bw, lat in (("read", p.read_bw, p.read_lat), ("write", p.write_bw, p.write_lat)):
             if bw > 0:
-                lat_stats = NS(mean=lat, percentiles={50.0: lat, 99.0: 2 * lat}, percentile=lambda q, l=lat: {50.0: l, 99.0: 2 * l}[q])
-                dirs[d] = NS(bandwidth=bw, iops=bw / bs, total_ios=1000, lat=lat_stats, clat=lat_stats,
-                             lat_mean=lat, clat_mean=lat, slat_mean=0.0)
+                lat_stats = NS(
+                    mean=lat,
+                    percentiles={50.0: lat, 99.0: 2 * lat},
+                    percentile=lambda q, l=lat: {50.0: l, 99.0: 2 * l}[q],
+                )
+                dirs[d] = NS(
+                    bandwidth=bw,
+                    iops=bw / bs,
+                    total_ios=1000,
+                    lat=lat_stats,
+                    clat=lat_stats,
+                    lat_mean=lat,
+                    clat_mean=lat,
+                    slat_mean=0.0,
+                )
         out.append(NS(name=name, spec=spec, directions=dirs))
     return out
 
@@ -101,7 +123,7 @@ def test_fit_on_recorded_traces():
             assert abs(bw) <= 0.10 and abs(p50) <= 0.10, (r["job"], r["direction"], bw, p50)
     qd1, qd32 = (next(r for r in rows if r["job"] == j) for j in ("seqwrite-1m-qd1", "seqwrite-1m-qd32"))
     assert qd1["bw_measured"] > qd32["bw_measured"] * 1.5  # the anomaly this test works around
-    assert qd1["bw_model"] <= qd32["bw_model"] * 1.001      # the model is monotone in queue depth
+    assert qd1["bw_model"] <= qd32["bw_model"] * 1.001  # the model is monotone in queue depth
 
 
 def test_parallel_units_collide_so_iops_rise_smoothly():
@@ -124,7 +146,7 @@ def test_parallel_units_are_bounded_by_latency_times_iops():
     many requests can be in flight, however many dies the preset lists (Little's law)."""
     t = SSDTiming(Direction(5e-6, 3.6e9, 7.2e9, 1.5e6), Direction(5e-6, 3.1e9, 6.2e9, 1.5e6), 0.0, 128)
     assert t.groups(KIB4, 1.0) == pytest.approx(5e-6 * 1.5e6)
-    assert t.groups(MIB, 1.0) == 2.0      # 64 pages of 16KiB: half of the 128 units
+    assert t.groups(MIB, 1.0) == 2.0  # 64 pages of 16KiB: half of the 128 units
     assert t.groups(4 * MIB, 1.0) == 1.0
     assert t.perf(KIB4, 1, 1.0).read_lat == pytest.approx(5e-6)
     assert t.perf(KIB4, 4096, 1.0).read_iops == pytest.approx(1.5e6, rel=0.01)
@@ -140,9 +162,15 @@ def test_fit_recovers_parallel_units():
 
 def test_iops_from_channels_and_dies():
     from lsmsim.config import SSDDeviceConfig
-    d = SSDDeviceConfig.model_validate({
-        "model": "ssd", "channels": 8, "dies_per_channel": 4,
-        "read": {"latency": "80us", "stream_bandwidth": "1GB/s", "bandwidth": "3GB/s", "flash_time": "50us"},
-        "write": {"latency": "20us", "stream_bandwidth": "1GB/s", "bandwidth": "1GB/s", "iops": "100K/s"}})
+
+    d = SSDDeviceConfig.model_validate(
+        {
+            "model": "ssd",
+            "channels": 8,
+            "dies_per_channel": 4,
+            "read": {"latency": "80us", "stream_bandwidth": "1GB/s", "bandwidth": "3GB/s", "flash_time": "50us"},
+            "write": {"latency": "20us", "stream_bandwidth": "1GB/s", "bandwidth": "1GB/s", "iops": "100K/s"},
+        }
+    )
     assert d.read.iops == pytest.approx(32 / 50e-6)
     assert d.write.iops == 100e3

@@ -1,4 +1,5 @@
 """ARCE's and YCSB's workload suites (lsmsim/workloads/suites.py) and hot-key sampling."""
+
 import numpy as np
 import pytest
 
@@ -10,8 +11,18 @@ from lsmsim.workloads.presets import resolve_phases
 from lsmsim.workloads.suites import suite_names
 
 # ArceKV PVLDB'26 Table 2, copied independently of the module: (range %, update %, point %)
-PAPER_TABLE2 = {"A": (98, 1, 1), "B": (1, 98, 1), "C": (1, 1, 98), "D": (49, 2, 49), "E": (2, 49, 49),
-                "F": (49, 49, 2), "G": (40, 40, 20), "H": (40, 20, 40), "I": (20, 40, 40), "J": (33, 33, 33)}
+PAPER_TABLE2 = {
+    "A": (98, 1, 1),
+    "B": (1, 98, 1),
+    "C": (1, 1, 98),
+    "D": (49, 2, 49),
+    "E": (2, 49, 49),
+    "F": (49, 49, 2),
+    "G": (40, 40, 20),
+    "H": (40, 20, 40),
+    "I": (20, 40, 40),
+    "J": (33, 33, 33),
+}
 
 
 def phases(suite: dict, num: int = 2_000_000) -> list[PhaseConfig]:
@@ -24,8 +35,11 @@ def phases(suite: dict, num: int = 2_000_000) -> list[PhaseConfig]:
 def fractions(p: PhaseConfig) -> dict[str, float]:
     m = p.mix
     total = m.writes() + m.reads()
-    return {op: getattr(m, op) / total for op in ("insert", "update", "delete", "get", "get_empty",
-                                                  "short_scan", "long_scan") if getattr(m, op) > 0}
+    return {
+        op: getattr(m, op) / total
+        for op in ("insert", "update", "delete", "get", "get_empty", "short_scan", "long_scan")
+        if getattr(m, op) > 0
+    }
 
 
 @pytest.mark.parametrize("name", suite_names())
@@ -60,9 +74,10 @@ def test_table2_mixes_match_the_paper(letter):
     assert p.scan_length == 16  # MooseLSM tools/dynamic_test.cc range_lookup_len
 
 
-@pytest.mark.parametrize("name,letters,count", [("arce-I", "ABDJCE", 40_960_000),
-                                                ("arce-II", "JEBFDC", 40_960_000),
-                                                ("arce-III", "GHI", 20_480_000)])
+@pytest.mark.parametrize(
+    "name,letters,count",
+    [("arce-I", "ABDJCE", 40_960_000), ("arce-II", "JEBFDC", 40_960_000), ("arce-III", "GHI", 20_480_000)],
+)
 def test_compound_workloads_sequences_and_counts(name, letters, count):
     ph = phases({"name": name})
     assert [p.name for p in ph] == list(letters)
@@ -88,14 +103,17 @@ def test_gradient_write_ratios_go_up_and_down():
     assert [p.operations for p in phases({"name": "arce-gradient", "operations": 10})] == [10] * 17
 
 
-@pytest.mark.parametrize("name,dist,mix", [
-    ("ycsb-a", "uniform", {"get": 0.5, "update": 0.5}),
-    ("ycsb-b", "zipfian", {"get": 0.95, "update": 0.05}),
-    ("ycsb-c", "zipfian", {"get": 1.0}),
-    ("ycsb-d", "latest", {"get": 0.95, "insert": 0.05}),
-    ("ycsb-e", "uniform", {"long_scan": 0.95, "insert": 0.05}),
-    ("ycsb-f", "uniform", {"get": 2 / 3, "update": 1 / 3}),  # read + read-modify-write (get + update)
-])
+@pytest.mark.parametrize(
+    "name,dist,mix",
+    [
+        ("ycsb-a", "uniform", {"get": 0.5, "update": 0.5}),
+        ("ycsb-b", "zipfian", {"get": 0.95, "update": 0.05}),
+        ("ycsb-c", "zipfian", {"get": 1.0}),
+        ("ycsb-d", "latest", {"get": 0.95, "insert": 0.05}),
+        ("ycsb-e", "uniform", {"long_scan": 0.95, "insert": 0.05}),
+        ("ycsb-f", "uniform", {"get": 2 / 3, "update": 1 / 3}),  # read + read-modify-write (get + update)
+    ],
+)
 def test_ycsb_mixes_and_distributions(name, dist, mix):
     (p,) = phases({"name": name})
     assert p.keys.distribution == dist
@@ -153,15 +171,21 @@ def test_write_stream_of_a_hot_phase_writes_hot_keys():
     assert np.all(keys % 50 == 0) and len(keys) == 40
 
 
-TINY = {"workload": {"num": 2000, "key_size": 24, "value_size": 1000, "preload": True},
-        "lsm": {"write_buffer_size": "256KiB"}, "policy": {"name": "leveled"},
-        "sim": {"sample_interval": 0.005}}  # phases of 3000 ops last well under a second
+TINY = {
+    "workload": {"num": 2000, "key_size": 24, "value_size": 1000, "preload": True},
+    "lsm": {"write_buffer_size": "256KiB"},
+    "policy": {"name": "leveled"},
+    "sim": {"sample_interval": 0.005},
+}  # phases of 3000 ops last well under a second
 
 
-@pytest.mark.parametrize("suite,names", [
-    ({"name": "arce-III", "operations": 3000}, {"G", "H", "I"}),
-    ({"name": "arce-hotkey", "operations": 2000, "hot_keys": 100}, {"G", "H", "I"}),
-])
+@pytest.mark.parametrize(
+    "suite,names",
+    [
+        ({"name": "arce-III", "operations": 3000}, {"G", "H", "I"}),
+        ({"name": "arce-hotkey", "operations": 2000, "hot_keys": 100}, {"G", "H", "I"}),
+    ],
+)
 def test_suite_runs_and_records_its_phases(suite, names):
     cfg = {**TINY, "workload": {**TINY["workload"], "suite": suite}}
     r = run(cfg)

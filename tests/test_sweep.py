@@ -1,4 +1,5 @@
 """Sweeps: expansion, the result store, resume after crashes, failure isolation, executors."""
+
 import json
 import os
 import signal
@@ -35,15 +36,20 @@ def write(tmp_path, data, name="sweep.yaml") -> Path:
 
 
 def cli(*args, cwd=None, **kw):
-    return subprocess.run([sys.executable, "-m", "lsmsim.cli", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=600, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "lsmsim.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=600, **kw
+    )
 
 
 # ------------------------------------------------------------------ expansion
 def test_variants_grid_and_seeds_form_a_product():
-    sw = load_sweep(spec(variants={"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}},
-                         grid={"lsm.write_buffer_size": ["1MiB", "2MiB"], "workload.num": ["20K", "30K"]},
-                         seeds=3))
+    sw = load_sweep(
+        spec(
+            variants={"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}},
+            grid={"lsm.write_buffer_size": ["1MiB", "2MiB"], "workload.num": ["20K", "30K"]},
+            seeds=3,
+        )
+    )
     assert len(sw.points) == 2 * 2 * 2 * 3
     assert len({p.id for p in sw.points}) == len(sw.points)
     tbl = sw.table()
@@ -75,32 +81,44 @@ def test_point_id_is_the_resolved_config_hash():
 
 
 def test_scales_replace_axes_and_add_settings():
-    sw = load_sweep(spec(grid={"workload.num": ["20K", "30K", "40K"]},
-                         scales={"quick": {"grid": {"workload.num": ["10K"]}, "set": {"lsm.write_buffer_size": "1MiB"}}}))
+    sw = load_sweep(
+        spec(
+            grid={"workload.num": ["20K", "30K", "40K"]},
+            scales={"quick": {"grid": {"workload.num": ["10K"]}, "set": {"lsm.write_buffer_size": "1MiB"}}},
+        )
+    )
     assert len(sw.points) == 3
-    q = load_sweep(spec(grid={"workload.num": ["20K", "30K", "40K"]},
-                        scales={"quick": {"grid": {"workload.num": ["10K"]}, "set": {"lsm.write_buffer_size": "1MiB"}}}),
-                   scale="quick")
+    q = load_sweep(
+        spec(
+            grid={"workload.num": ["20K", "30K", "40K"]},
+            scales={"quick": {"grid": {"workload.num": ["10K"]}, "set": {"lsm.write_buffer_size": "1MiB"}}},
+        ),
+        scale="quick",
+    )
     assert len(q.points) == 1 and q.points[0].config.lsm.write_buffer_size == 2**20
 
 
 def test_base_file_is_extended(tmp_path):
     write(tmp_path, BASE, "base.yaml")
-    sw = load_sweep(write(tmp_path, {"lsm": {"write_buffer_size": "2MiB"},
-                                     "sweep": {"base": "base.yaml", "seeds": [1]}}))
+    sw = load_sweep(
+        write(tmp_path, {"lsm": {"write_buffer_size": "2MiB"}, "sweep": {"base": "base.yaml", "seeds": [1]}})
+    )
     assert sw.points[0].config.lsm.write_buffer_size == 2 * 2**20
     assert sw.points[0].config.workload.num == 20000
 
 
-@pytest.mark.parametrize("sweep, where, what", [
-    (None, "sweep", "missing"),
-    ({"zip": {"a.b": [1, 2], "lsm.x": [1]}}, "sweep.zip", "equal lengths"),
-    ({"grid": {"lsm.write_buffer_size": []}}, "sweep.grid", "at least one value"),
-    ({"seeds": 0}, "sweep.seeds", ">= 1"),
-    ({"bogus": 1}, "sweep.bogus", "unknown field"),
-    ({"grid": {"lsm.write_buffer_size": ["lots"]}}, "lsm.write_buffer_size", "lsm.write_buffer_size=lots"),
-    ({"variants": {"v": {"polcy.name": "tiering"}}}, "polcy.name", "not a config path"),
-])
+@pytest.mark.parametrize(
+    "sweep, where, what",
+    [
+        (None, "sweep", "missing"),
+        ({"zip": {"a.b": [1, 2], "lsm.x": [1]}}, "sweep.zip", "equal lengths"),
+        ({"grid": {"lsm.write_buffer_size": []}}, "sweep.grid", "at least one value"),
+        ({"seeds": 0}, "sweep.seeds", ">= 1"),
+        ({"bogus": 1}, "sweep.bogus", "unknown field"),
+        ({"grid": {"lsm.write_buffer_size": ["lots"]}}, "lsm.write_buffer_size", "lsm.write_buffer_size=lots"),
+        ({"variants": {"v": {"polcy.name": "tiering"}}}, "polcy.name", "not a config path"),
+    ],
+)
 def test_bad_sweeps_name_the_path(tmp_path, sweep, where, what):
     data = dict(BASE) if sweep is None else spec(**sweep)
     f = write(tmp_path, data)
@@ -125,8 +143,10 @@ def test_dry_run_lists_points(tmp_path):
 
 # ------------------------------------------------------------------ running and the store
 def test_sweep_runs_stores_and_resumes(tmp_path):
-    f = write(tmp_path, spec(variants={"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}},
-                             seeds=[1, 2]))
+    f = write(
+        tmp_path,
+        spec(variants={"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}}, seeds=[1, 2]),
+    )
     out = tmp_path / "res"
     res = lsmsim.sweep(f, out=out, jobs=2)
     assert len(res.table) == 4 and (res.table.status == "ok").all()
@@ -135,8 +155,14 @@ def test_sweep_runs_stores_and_resumes(tmp_path):
     assert {"variant", "seed", "write_amp", "throughput_ops_per_s", "runtime_s"} <= set(combined.columns)
     for pid in combined.point_id:
         d = out / "points" / pid
-        assert {"summary.json", "timeseries.parquet", "config.yaml", "provenance.json", "point.json",
-                "row.parquet"} <= {p.name for p in d.iterdir()}
+        assert {
+            "summary.json",
+            "timeseries.parquet",
+            "config.yaml",
+            "provenance.json",
+            "point.json",
+            "row.parquet",
+        } <= {p.name for p in d.iterdir()}
     # the same point run alone gives the same numbers (determinism across processes)
     one = load_sweep(f).points[0]
     alone = lsmsim.run(one.config)
@@ -148,9 +174,20 @@ def test_sweep_runs_stores_and_resumes(tmp_path):
     assert done.ran == 0 and done.skipped == 4
     assert stamp == {pid: (out / "points" / pid / "summary.json").stat().st_mtime_ns for pid in combined.point_id}
     # one more seed: only the new points run
-    done = run_sweep(load_sweep(write(tmp_path, spec(variants={"lev": {"policy": {"name": "leveled"}},
-                                                               "tier": {"policy": {"name": "tiering"}}},
-                                                     seeds=[1, 2, 3]))), out=out, jobs=2, progress=False)
+    done = run_sweep(
+        load_sweep(
+            write(
+                tmp_path,
+                spec(
+                    variants={"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}},
+                    seeds=[1, 2, 3],
+                ),
+            )
+        ),
+        out=out,
+        jobs=2,
+        progress=False,
+    )
     assert done.ran == 2 and done.skipped == 4 and len(done.table) == 6
     loaded = lsmsim.load_results(out)
     assert len(loaded) == 6 and set(loaded.params) >= {"variant", "seed"}
@@ -159,8 +196,14 @@ def test_sweep_runs_stores_and_resumes(tmp_path):
 
 
 def test_a_failing_point_is_recorded_and_the_others_finish(tmp_path):
-    f = write(tmp_path, spec(grid={"device": [{"model": "simple"},
-                                              {"model": "ssd", "preset": "samsung-pm9a3-960gb", "capacity": "2MiB"}]}))
+    f = write(
+        tmp_path,
+        spec(
+            grid={
+                "device": [{"model": "simple"}, {"model": "ssd", "preset": "samsung-pm9a3-960gb", "capacity": "2MiB"}]
+            }
+        ),
+    )
     out = tmp_path / "res"
     r = cli("sweep", str(f), "-j", "2", "-q", "-o", str(out))
     assert r.returncode == 1, r.stderr
@@ -198,8 +241,12 @@ def test_killed_sweep_loses_nothing_and_resumes(tmp_path):
     partial point is visible, and the next run does only what is left."""
     f = write(tmp_path, {**SLOW, "sweep": {"seeds": [1, 2, 3, 4, 5, 6]}})
     out = tmp_path / "res"
-    proc = subprocess.Popen([sys.executable, "-m", "lsmsim.cli", "sweep", str(f), "-j", "2", "-q", "-o", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lsmsim.cli", "sweep", str(f), "-j", "2", "-q", "-o", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     points = out / "points"
     assert _wait_for(lambda: points.is_dir() and len([p for p in points.iterdir() if not p.name.startswith(".")]) >= 1)
     os.killpg(proc.pid, signal.SIGKILL)
@@ -218,8 +265,12 @@ def test_killed_sweep_loses_nothing_and_resumes(tmp_path):
 def test_a_killed_worker_is_replaced_and_its_point_retried(tmp_path):
     f = write(tmp_path, {**SLOW, "sweep": {"seeds": [1, 2, 3, 4]}})
     out = tmp_path / "res"
-    proc = subprocess.Popen([sys.executable, "-m", "lsmsim.cli", "sweep", str(f), "-j", "2", "-q", "-o", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lsmsim.cli", "sweep", str(f), "-j", "2", "-q", "-o", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     markers = lambda: [m for d in out.glob(".tmp-markers-*") for m in d.iterdir()]  # noqa: E731
     assert _wait_for(lambda: out.is_dir() and len(markers()) >= 1)
     victim = int(markers()[0].name.split(".")[1])
@@ -232,7 +283,9 @@ def test_a_killed_worker_is_replaced_and_its_point_retried(tmp_path):
 
 
 def test_dask_executor_matches_local(tmp_path):
-    f = write(tmp_path, spec(variants={"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}}))
+    f = write(
+        tmp_path, spec(variants={"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}})
+    )
     local = lsmsim.sweep(f, out=tmp_path / "local", jobs=1)
     dask = lsmsim.sweep(f, out=tmp_path / "dask", jobs=2, executor="dask")
     cols = ["point_id", "write_amp", "throughput_ops_per_s", "space_amp"]
@@ -241,8 +294,14 @@ def test_dask_executor_matches_local(tmp_path):
 
 
 def test_sweep_results_plot(tmp_path):
-    res = lsmsim.sweep(spec(variants={"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}},
-                            grid={"lsm.write_buffer_size": [1048576, 2097152]}), out=tmp_path / "r", jobs=2)
+    res = lsmsim.sweep(
+        spec(
+            variants={"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}},
+            grid={"lsm.write_buffer_size": [1048576, 2097152]},
+        ),
+        out=tmp_path / "r",
+        jobs=2,
+    )
     fig = res.plot("lsm.write_buffer_size", "write_amp", path=tmp_path / "wa.png")
     assert len(fig.axes[0].lines) == 2 and (tmp_path / "wa.png").stat().st_size > 1000
     with pytest.raises(KeyError, match="no column"):
@@ -250,25 +309,40 @@ def test_sweep_results_plot(tmp_path):
 
 
 def test_zip_groups_cross_and_variants_from_a_file(tmp_path):
-    (tmp_path / "pol.yaml").write_text(yaml.safe_dump({"lev": {"policy": {"name": "leveled"}},
-                                                       "tier": {"policy": {"name": "tiering"}}}))
-    f = write(tmp_path, spec(variants="pol.yaml",
-                             zip=[{"machine.cores": [2, 4], "machine.threads.compaction": [1, 3]},
-                                  {"r": [0.1, 0.5, 0.9], "lsm.write_buffer_size": ["1MiB", "2MiB", "3MiB"]}]))
+    (tmp_path / "pol.yaml").write_text(
+        yaml.safe_dump({"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}})
+    )
+    f = write(
+        tmp_path,
+        spec(
+            variants="pol.yaml",
+            zip=[
+                {"machine.cores": [2, 4], "machine.threads.compaction": [1, 3]},
+                {"r": [0.1, 0.5, 0.9], "lsm.write_buffer_size": ["1MiB", "2MiB", "3MiB"]},
+            ],
+        ),
+    )
     sw = load_sweep(f)
     assert len(sw.points) == 2 * 2 * 3
     pairs = {(p.config.machine.cores, p.config.machine.threads.compaction) for p in sw.points}
     assert pairs == {(2, 1), (4, 3)}
     assert {(p.params["r"], p.config.lsm.write_buffer_size) for p in sw.points} == {
-        (0.1, 2**20), (0.5, 2 * 2**20), (0.9, 3 * 2**20)}
+        (0.1, 2**20),
+        (0.5, 2 * 2**20),
+        (0.9, 3 * 2**20),
+    }
     assert {p.config.policy.name for p in sw.points} == {"leveled", "tiering"}
 
 
 def test_ctrl_c_stops_keeps_finished_points_and_leaves_nothing_partial(tmp_path):
     f = write(tmp_path, {**SLOW, "sweep": {"seeds": [1, 2, 3, 4, 5, 6]}})
     out = tmp_path / "res"
-    proc = subprocess.Popen([sys.executable, "-m", "lsmsim.cli", "sweep", str(f), "-j", "2", "-q", "-o", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lsmsim.cli", "sweep", str(f), "-j", "2", "-q", "-o", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     points = out / "points"
     assert _wait_for(lambda: points.is_dir() and any(not p.name.startswith(".") for p in points.iterdir()))
     proc.send_signal(signal.SIGINT)
@@ -299,8 +373,13 @@ def test_saved_sweep_reruns_from_anywhere_and_points_are_ordinary_folders(tmp_pa
     (tmp_path / "src").mkdir()
     write(tmp_path / "src", BASE, "base.yaml")
     write(tmp_path / "src", {"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}}, "v.yaml")
-    f = write(tmp_path / "src", {"name": "saved", "sweep": {"base": "base.yaml", "variants": "v.yaml",
-                                                           "scales": {"quick": {"set": {"workload.num": "10K"}}}}})
+    f = write(
+        tmp_path / "src",
+        {
+            "name": "saved",
+            "sweep": {"base": "base.yaml", "variants": "v.yaml", "scales": {"quick": {"set": {"workload.num": "10K"}}}},
+        },
+    )
     sw = load_sweep(f, scale="quick")
     run = run_sweep(sw, out=tmp_path / "out", jobs=1, progress=False)
     assert run.ok and run.ran == 2
@@ -317,6 +396,7 @@ def test_saved_sweep_reruns_from_anywhere_and_points_are_ordinary_folders(tmp_pa
 def test_a_second_sweep_into_the_same_folder_is_refused(tmp_path):
     from lsmsim.errors import LsmsimError
     from lsmsim.sweeps.store import Store
+
     sw = load_sweep(spec(zip={"workload.num": ["10K"]}))
     held = Store(tmp_path / "out").lock()
     try:

@@ -6,8 +6,9 @@ from lsmsim.errors import ConfigError
 from tests.conftest import small_config
 
 
-@pytest.mark.parametrize("text,expected", [("64MiB", 64 * 2**20), ("1.5GB", 1_500_000_000), ("4096", 4096),
-                                           ("16B", 16), ("2KiB", 2048)])
+@pytest.mark.parametrize(
+    "text,expected", [("64MiB", 64 * 2**20), ("1.5GB", 1_500_000_000), ("4096", 4096), ("16B", 16), ("2KiB", 2048)]
+)
 def test_sizes(text, expected):
     assert units.parse_size(text) == expected
 
@@ -32,21 +33,26 @@ def test_config_units_and_defaults():
 
 
 def test_override_sets_nested_field():
-    cfg = load_config(small_config(), ["lsm.write_buffer_size=1MiB", "policy.max_bytes_for_level_multiplier=5",
-                                       "workload.phases.0.operations=10"])
+    cfg = load_config(
+        small_config(),
+        ["lsm.write_buffer_size=1MiB", "policy.max_bytes_for_level_multiplier=5", "workload.phases.0.operations=10"],
+    )
     assert cfg.lsm.write_buffer_size == 2**20
     assert cfg.policy.max_bytes_for_level_multiplier == 5
     assert cfg.workload.phases[0].operations == 10
 
 
-@pytest.mark.parametrize("override,path,words", [
-    ("lsm.write_buffer_size=lots", "lsm.write_buffer_size", "size"),
-    ("policy.name=bogus", "policy", "leveled"),
-    ("policy.size_ratio=5", "policy.size_ratio", "unknown field"),
-    ("machine.cores=0", "machine.cores", "greater than or equal to 1"),
-    ("workload.phases.0.mix.insert=0", "workload.phases[0]", "positive fraction"),
-    ("lsm.level0_stop_writes_trigger=2", "lsm", "level0_stop_writes_trigger"),
-])
+@pytest.mark.parametrize(
+    "override,path,words",
+    [
+        ("lsm.write_buffer_size=lots", "lsm.write_buffer_size", "size"),
+        ("policy.name=bogus", "policy", "leveled"),
+        ("policy.size_ratio=5", "policy.size_ratio", "unknown field"),
+        ("machine.cores=0", "machine.cores", "greater than or equal to 1"),
+        ("workload.phases.0.mix.insert=0", "workload.phases[0]", "positive fraction"),
+        ("lsm.level0_stop_writes_trigger=2", "lsm", "level0_stop_writes_trigger"),
+    ],
+)
 def test_errors_name_the_yaml_path(override, path, words):
     with pytest.raises(ConfigError) as e:
         load_config(small_config(), [override])

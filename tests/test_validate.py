@@ -1,5 +1,6 @@
 """lsmsim validate: real RocksDB and the simulator side by side, and the policy driver that runs a
 lsmsim policy on a real DB through CompactFiles."""
+
 import subprocess
 import sys
 
@@ -16,9 +17,13 @@ except rocksdb.LibraryNotFoundError:  # pragma: no cover - set-up installs libro
 
 from lsmsim.rocksdb.validate import validate  # noqa: E402
 
-BASE = {"name": "v", "seed": 1, "machine": {"cores": 2, "threads": {"flush": 1, "compaction": 1}},
-        "lsm": {"write_buffer_size": "1MiB", "bloom_bits_per_key": 10},
-        "workload": {"preset": "fillrandom", "num": "200K", "key_size": "16B", "value_size": "100B"}}
+BASE = {
+    "name": "v",
+    "seed": 1,
+    "machine": {"cores": 2, "threads": {"flush": 1, "compaction": 1}},
+    "lsm": {"write_buffer_size": "1MiB", "bloom_bits_per_key": 10},
+    "workload": {"preset": "fillrandom", "num": "200K", "key_size": "16B", "value_size": "100B"},
+}
 
 
 def cfg(**over):
@@ -30,13 +35,16 @@ def row(table, metric):
 
 
 def test_leveled_agrees_with_rocksdb(tmp_path):
-    v = validate(cfg(policy={"name": "leveled", "max_bytes_for_level_base": "4MiB", "target_file_size_base": "1MiB"}),
-                 out=tmp_path / "out", db_dir=tmp_path)
+    v = validate(
+        cfg(policy={"name": "leveled", "max_bytes_for_level_base": "4MiB", "target_file_size_base": "1MiB"}),
+        out=tmp_path / "out",
+        db_dir=tmp_path,
+    )
     t = v.table
     assert row(t, "flushes").real == row(t, "flushes").sim
     assert row(t, "flush_bytes").rel_err == pytest.approx(0, abs=0.03)
     assert row(t, "write_amp").real > 2.0
-    assert abs(row(t, "write_amp").rel_err) < 0.25   # see the closing note: the sim compacts more at L1->L2
+    assert abs(row(t, "write_amp").rel_err) < 0.25  # see the closing note: the sim compacts more at L1->L2
     assert abs(row(t, "compactions").sim - row(t, "compactions").real) <= 0.3 * row(t, "compactions").real
     for f in ("comparison.parquet", "runs.png", "real/timeseries.parquet", "sim/summary.json"):
         assert (tmp_path / "out" / f).exists(), f
@@ -77,6 +85,7 @@ def test_driver_keeps_newest_versions_readable(tmp_path):
     every key reads its newest value from the real DB."""
     from lsmsim.rocksdb import Options, RocksDB
     from lsmsim.rocksdb.driver import PolicyDriver
+
     c = load_config(cfg(policy={"name": "tiering", "size_ratio": 3}, lsm={"write_buffer_size": "256KiB"}))
     drv = PolicyDriver(c)
     with RocksDB.open(str(tmp_path / "db"), drv.options(Options(write_buffer_size=256 << 10))) as db:

@@ -1,5 +1,6 @@
 """EcoTune SIGMOD'25 figures (§5): query throughput vs long-range ratio (Figs. 7, 8), latency vs
 arrival rate (Fig. 9), throughput vs write speed (Fig. 10c/d) and the YCSB table (Table 9)."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -10,9 +11,16 @@ from .registry import figure
 ENTRY = 8 + 256  # bytes per write: the paper's 8-byte keys and 256-byte values
 ORDER = ["EcoTune", "Leveling", "Lazy leveling", "Moose"]
 # Table 9 as printed (KOPS)
-PAPER_TABLE9 = {("EcoTune", "optane"): 174.80, ("Lazy leveling", "optane"): 157.85, ("Leveling", "optane"): 29.52,
-                ("Moose", "optane"): 142.11, ("EcoTune", "nvme"): 122.86, ("Lazy leveling", "nvme"): 109.90,
-                ("Leveling", "nvme"): 23.09, ("Moose", "nvme"): 104.07}
+PAPER_TABLE9 = {
+    ("EcoTune", "optane"): 174.80,
+    ("Lazy leveling", "optane"): 157.85,
+    ("Leveling", "optane"): 29.52,
+    ("Moose", "optane"): 142.11,
+    ("EcoTune", "nvme"): 122.86,
+    ("Lazy leveling", "nvme"): 109.90,
+    ("Leveling", "nvme"): 23.09,
+    ("Moose", "nvme"): 104.07,
+}
 
 
 def _queries(t: pd.DataFrame) -> pd.Series:
@@ -25,11 +33,17 @@ def _device(preset: str) -> str:
 
 def _throughput_table(res, *keys: str) -> pd.DataFrame:
     t = res.table
-    return pd.DataFrame({"policy": t["variant"], **{k: t[k] for k in keys if k in t},
-                         "queries_per_s": _queries(t),
-                         "write_mb_per_s": t["throughput_write_ops_per_s"] * ENTRY / 1e6,
-                         "cpu_util_compaction": t["cpu_util_compaction"], "sorted_runs": t["sorted_runs"],
-                         "write_amp": t["write_amp"]})
+    return pd.DataFrame(
+        {
+            "policy": t["variant"],
+            **{k: t[k] for k in keys if k in t},
+            "queries_per_s": _queries(t),
+            "write_mb_per_s": t["throughput_write_ops_per_s"] * ENTRY / 1e6,
+            "cpu_util_compaction": t["cpu_util_compaction"],
+            "sorted_runs": t["sorted_runs"],
+            "write_amp": t["write_amp"],
+        }
+    )
 
 
 def _lines(ax, df: pd.DataFrame, x: str, y: str, xlabel: str, ylabel: str) -> None:
@@ -47,22 +61,36 @@ def _vs_r(res, device: str):
     fig = Figure(figsize=(5 * len(cores), 3.8))
     axes = fig.subplots(1, len(cores), squeeze=False)[0]
     for ax, c in zip(axes, cores):
-        _lines(ax, df[df.cores == c].assign(kops=lambda d: d.queries_per_s / 1e3), "r", "kops",
-               "long-range-scan ratio r", "average query throughput (KOPS)")
+        _lines(
+            ax,
+            df[df.cores == c].assign(kops=lambda d: d.queries_per_s / 1e3),
+            "r",
+            "kops",
+            "long-range-scan ratio r",
+            "average query throughput (KOPS)",
+        )
         ax.set_title(f"{device}, {c} cores")
     axes[0].legend()
     fig.tight_layout()
     return fig, df.sort_values(["cores", "policy", "r"])
 
 
-@figure("ecotune-fig7", "EcoTune Fig. 7: throughput vs long-range-scan ratio, NVMe SSD", "ecotune/fig7.yaml",
-        "SIGMOD'25 §5.2, Fig. 7")
+@figure(
+    "ecotune-fig7",
+    "EcoTune Fig. 7: throughput vs long-range-scan ratio, NVMe SSD",
+    "ecotune/fig7.yaml",
+    "SIGMOD'25 §5.2, Fig. 7",
+)
 def fig7(res):
     return _vs_r(res, "NVMe (D7-P5620)")
 
 
-@figure("ecotune-fig8", "EcoTune Fig. 8: throughput vs long-range-scan ratio, Optane SSD", "ecotune/fig8.yaml",
-        "SIGMOD'25 §5.2, Fig. 8")
+@figure(
+    "ecotune-fig8",
+    "EcoTune Fig. 8: throughput vs long-range-scan ratio, Optane SSD",
+    "ecotune/fig8.yaml",
+    "SIGMOD'25 §5.2, Fig. 8",
+)
 def fig8(res):
     return _vs_r(res, "Optane (P5800X)")
 
@@ -70,9 +98,14 @@ def fig8(res):
 @figure("ecotune-fig9", "EcoTune Fig. 9: latency vs query arrival rate", "ecotune/fig9.yaml", "SIGMOD'25 §5.3, Fig. 9")
 def fig9(res):
     t = res.table
-    df = pd.DataFrame({"policy": t["variant"], "arrival_rate": t["workload.phases.1.queries.arrival_rate"],
-                       "arrival": t["workload.phases.1.queries.arrival"],
-                       **{f"{k}_ms": t[f"latency_query_{k}_s"] * 1e3 for k in ("mean", "p50", "p99", "p999")}})
+    df = pd.DataFrame(
+        {
+            "policy": t["variant"],
+            "arrival_rate": t["workload.phases.1.queries.arrival_rate"],
+            "arrival": t["workload.phases.1.queries.arrival"],
+            **{f"{k}_ms": t[f"latency_query_{k}_s"] * 1e3 for k in ("mean", "p50", "p99", "p999")},
+        }
+    )
     fig = Figure(figsize=(14, 3.8))
     axes = fig.subplots(1, 3)
     poisson = df[df.arrival == "poisson"].assign(kps=lambda d: d.arrival_rate / 1e3)
@@ -90,12 +123,21 @@ def fig9(res):
     return fig, df.sort_values(["arrival", "policy", "arrival_rate"])
 
 
-@figure("ecotune-fig9-threads", "EcoTune Fig. 9: latency vs query threads (of 14 query + MLC)",
-        "ecotune/fig9-threads.yaml", "SIGMOD'25 §5.3, Fig. 9")
+@figure(
+    "ecotune-fig9-threads",
+    "EcoTune Fig. 9: latency vs query threads (of 14 query + MLC)",
+    "ecotune/fig9-threads.yaml",
+    "SIGMOD'25 §5.3, Fig. 9",
+)
 def fig9_threads(res):
     t = res.table
-    df = pd.DataFrame({"policy": t["variant"], "query_threads": t["workload.phases.1.queries.threads"],
-                       **{f"{k}_ms": t[f"latency_query_{k}_s"] * 1e3 for k in ("mean", "p50", "p99", "p999")}})
+    df = pd.DataFrame(
+        {
+            "policy": t["variant"],
+            "query_threads": t["workload.phases.1.queries.threads"],
+            **{f"{k}_ms": t[f"latency_query_{k}_s"] * 1e3 for k in ("mean", "p50", "p99", "p999")},
+        }
+    )
     fig = Figure(figsize=(10, 3.8))
     axes = fig.subplots(1, 2)
     for ax, stat in zip(axes, ("mean", "p99")):
@@ -106,8 +148,12 @@ def fig9_threads(res):
     return fig, df.sort_values(["policy", "query_threads"])
 
 
-@figure("ecotune-fig10", "EcoTune Fig. 10(c, d): throughput vs write speed", "ecotune/fig10.yaml",
-        "SIGMOD'25 §5.5, Fig. 10c/d")
+@figure(
+    "ecotune-fig10",
+    "EcoTune Fig. 10(c, d): throughput vs write speed",
+    "ecotune/fig10.yaml",
+    "SIGMOD'25 §5.5, Fig. 10c/d",
+)
 def fig10(res):
     df = _throughput_table(res, "device.preset", "workload.phases.1.writers.rate")
     df["device"] = df.pop("device.preset").map(_device)
@@ -115,16 +161,26 @@ def fig10(res):
     fig = Figure(figsize=(10, 3.8))
     axes = fig.subplots(1, 2)
     for ax, dev in zip(axes, ("nvme", "optane")):
-        _lines(ax, df[df.device == dev].assign(kops=lambda d: d.queries_per_s / 1e3), "target_write_mb_per_s",
-               "kops", "write speed (MB/s)", "average query throughput (KOPS)")
+        _lines(
+            ax,
+            df[df.device == dev].assign(kops=lambda d: d.queries_per_s / 1e3),
+            "target_write_mb_per_s",
+            "kops",
+            "write speed (MB/s)",
+            "average query throughput (KOPS)",
+        )
         ax.set_title({"nvme": "NVMe (D7-P5620)", "optane": "Optane (P5800X)"}[dev])
     axes[0].legend()
     fig.tight_layout()
     return fig, df.sort_values(["device", "policy", "target_write_mb_per_s"])
 
 
-@figure("ecotune-table9", "EcoTune Table 9: YCSB-style skew, 30% long scans", "ecotune/table9.yaml",
-        "SIGMOD'25 §5.4, Table 9")
+@figure(
+    "ecotune-table9",
+    "EcoTune Table 9: YCSB-style skew, 30% long scans",
+    "ecotune/table9.yaml",
+    "SIGMOD'25 §5.4, Table 9",
+)
 def table9(res):
     df = _throughput_table(res, "device.preset")
     df["device"] = df.pop("device.preset").map(_device)

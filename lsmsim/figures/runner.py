@@ -1,10 +1,11 @@
 """Run what a figure needs (its sweep, resuming) and write <id>.png, <id>.pdf and <id>.csv."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
+from ..atomic import atomic_write
 from ..errors import LsmsimError
-from ..result import atomic_write
 from ..sweeps import SweepResults, load_sweep, run_sweep
 from .registry import all_figures, experiments_dir
 
@@ -17,9 +18,17 @@ def _sweep_for(spec, scale: str):
     return sw
 
 
-def make_figures(only: list[str] | None = None, out: str | Path = "figures", scale: str = "quick",
-                 results: str | Path = "results", jobs: int | None = None, executor: str = "local",
-                 scheduler: str | None = None, progress: bool = True, log=print) -> list[Path]:
+def make_figures(
+    only: list[str] | None = None,
+    out: str | Path = "figures",
+    scale: str = "quick",
+    results: str | Path = "results",
+    jobs: int | None = None,
+    executor: str = "local",
+    scheduler: str | None = None,
+    progress: bool = True,
+    log=print,
+) -> list[Path]:
     """Draw the registered figures (`only`: some ids). Each figure's sweep runs at `scale` (quick,
     default or paper; a sweep without that scale runs as it is) into <results>/<sweep>-<scale>/,
     skipping finished points. Returns the files written."""
@@ -47,10 +56,10 @@ def make_figures(only: list[str] | None = None, out: str | Path = "figures", sca
         fig.tight_layout(rect=(0, 0, 1, 0.93))
         for ext in ("png", "pdf"):
             path = out / f"{fid}.{ext}"
-            atomic_write(path, lambda p, ext=ext: fig.savefig(p, format=ext, dpi=110, bbox_inches="tight"))
+            atomic_write(path, lambda p, ext=ext, fig=fig: fig.savefig(p, format=ext, dpi=110, bbox_inches="tight"))
             written.append(path)
         path = out / f"{fid}.csv"
-        atomic_write(path, lambda p: data.to_csv(p, index=False))
+        atomic_write(path, lambda p, data=data: data.to_csv(p, index=False))
         written.append(path)
         log(f"{fid}: wrote {out}/{fid}.png, .pdf, .csv")
     if failed:

@@ -6,9 +6,10 @@ probability hot_fraction(capacity / data bytes) of the key distribution (uniform
 A file's blocks enter the cache only as they are read: a new file (flush or compaction output) starts
 cold and warms once it has served as many block reads as the cache holds of it.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 
 def steady_hit_ratio(cache_bytes: float, data_bytes: float, hot_fraction: Callable[[float], float]) -> float:

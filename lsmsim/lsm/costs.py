@@ -1,6 +1,6 @@
 """Per-operation cost model: CPU seconds, device block reads and synchronous I/Os per operation.
 
-Costs follow from the tree state (DESIGN.md "Per-operation costs"):
+Costs follow from the tree state (docs/design.md "The tree"):
 - point get (existing key) = memtable probe + a filter probe per run it passes + for each run before
   the one holding the key, FPR x (index search + block read), then one block read where it is found;
   the key's newest version is in run j with probability (entries in j / all entries);
@@ -11,6 +11,7 @@ Costs follow from the tree state (DESIGN.md "Per-operation costs"):
 - write = memtable insert + WAL append (WAL bytes are a sequential device write).
 Block reads are discounted by the block-cache hit ratio (`cache.py`), per file.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,9 +24,9 @@ from .filters import bloom_fpr
 
 @dataclass(frozen=True)
 class OpCost:
-    cpu: float          # CPU seconds per operation
-    reads: float        # device block reads (random, block_size each) per operation
-    sync_reads: float   # of which are waited for one after another (RocksDB reads synchronously)
+    cpu: float  # CPU seconds per operation
+    reads: float  # device block reads (random, block_size each) per operation
+    sync_reads: float  # of which are waited for one after another (RocksDB reads synchronously)
     run_blocks: np.ndarray | None = None  # block accesses per run (cache warm-up accounting)
 
 
@@ -48,8 +49,9 @@ def run_stats(tree):
     return [(r.bytes, r.entries, r.files) for r in tree.runs()]
 
 
-def build_costs(tree, lsm, cpu, hot_fraction, scan_length: int, short_scan_length: int,
-                indexed_levels: frozenset = frozenset()) -> CostTable:
+def build_costs(
+    tree, lsm, cpu, hot_fraction, scan_length: int, short_scan_length: int, indexed_levels: frozenset = frozenset()
+) -> CostTable:
     """Evaluate every operation's cost on the current tree (called when the tree changes).
 
     Runs of `indexed_levels` sit under a full key index (EcoTune's top level, §4.2): one index probe
@@ -70,8 +72,13 @@ def build_costs(tree, lsm, cpu, hot_fraction, scan_length: int, short_scan_lengt
             run.pending_block_reads = 0.0
     for j, (b, _, files) in enumerate(stats):
         if b > 0 and h > 0:
-            warm = sum(f.bytes * cache.warmth(f.block_reads, f.bytes, lsm.block_cache_size, data, lsm.block_size)
-                       for f in files) / b
+            warm = (
+                sum(
+                    f.bytes * cache.warmth(f.block_reads, f.bytes, lsm.block_cache_size, data, lsm.block_size)
+                    for f in files
+                )
+                / b
+            )
             miss[j] = 1.0 - h * warm
     fpr = bloom_fpr(lsm.bloom_bits_per_key)
     entry_bytes = run_bytes / np.maximum(run_entries, 1)
@@ -81,21 +88,29 @@ def build_costs(tree, lsm, cpu, hot_fraction, scan_length: int, short_scan_lengt
     wcpu = cpu.memtable_insert + (cpu.wal_append if lsm.wal else 0.0)
     write = OpCost(wcpu, 0.0, 0.0, np.zeros(n))
 
-    fprs = np.where(indexed, 0.0, fpr)                      # a full index has no false positives
+    fprs = np.where(indexed, 0.0, fpr)  # a full index has no false positives
     n_probed = int((~indexed).sum()) + (1 if indexed.any() else 0)  # filter probes, or one index probe
 
     # empty get: every run's filter, false positives read a block
     fp_blocks = fprs.copy()
-    ge = OpCost(cpu.get_base + n_probed * cpu.filter_probe + float(fprs.sum()) * (cpu.index_search + cpu.block_decode),
-                float((fp_blocks * miss).sum()), float((fp_blocks * miss).sum()), fp_blocks)
+    ge = OpCost(
+        cpu.get_base + n_probed * cpu.filter_probe + float(fprs.sum()) * (cpu.index_search + cpu.block_decode),
+        float((fp_blocks * miss).sum()),
+        float((fp_blocks * miss).sum()),
+        fp_blocks,
+    )
 
     # existing get: found in run j with probability share_j, runs before it are false positives
     before = np.cumsum(np.concatenate([[0.0], share[:-1]])) if n else np.zeros(0)
-    passed = 1.0 - before            # probability the get reaches run j
+    passed = 1.0 - before  # probability the get reaches run j
     blocks = share + (passed - share).clip(0) * fprs  # the hit + false positives of runs passed
     probes = float(passed[~indexed].sum()) + (1.0 if indexed.any() else 0.0)
-    g = OpCost(cpu.get_base + probes * cpu.filter_probe + blocks.sum() * (cpu.index_search + cpu.block_decode),
-               float((blocks * miss).sum()), float((blocks * miss).sum()), blocks)
+    g = OpCost(
+        cpu.get_base + probes * cpu.filter_probe + blocks.sum() * (cpu.index_search + cpu.block_decode),
+        float((blocks * miss).sum()),
+        float((blocks * miss).sum()),
+        blocks,
+    )
 
     def scan(k: int) -> OpCost:
         # a seek reads one block per run it visits; then the K keys spread over the runs by their
@@ -109,11 +124,22 @@ def build_costs(tree, lsm, cpu, hot_fraction, scan_length: int, short_scan_lengt
             visit = np.where(indexed, touch, touch + (1.0 - touch) * lsm.range_filter_fpr)
             probe = n_probed * cpu.filter_probe
         b = visit + np.maximum(0.0, k * share - 1.0) / epb if n else np.zeros(0)
-        cpu_s = (cpu.get_base + probe + float(visit.sum()) * (cpu.index_search + cpu.block_decode)
-                 + k * cpu.next_entry * max(1.0, np.log2(max(n, 1)) + 1))
+        cpu_s = (
+            cpu.get_base
+            + probe
+            + float(visit.sum()) * (cpu.index_search + cpu.block_decode)
+            + k * cpu.next_entry * max(1.0, np.log2(max(n, 1)) + 1)
+        )
         cpu_s += float(np.maximum(0.0, b - visit).sum()) * cpu.block_decode
         r = float((b * miss).sum())
         return OpCost(cpu_s, r, r, b)
 
-    return CostTable(get=g, get_empty=ge, short_scan=scan(short_scan_length), long_scan=scan(scan_length),
-                     write=write, hit_ratio=h, runs=n)
+    return CostTable(
+        get=g,
+        get_empty=ge,
+        short_scan=scan(short_scan_length),
+        long_scan=scan(scan_length),
+        write=write,
+        hit_ratio=h,
+        runs=n,
+    )

@@ -1,4 +1,5 @@
 """Bloom-filter false-positive rate from bits per key."""
+
 from __future__ import annotations
 
 import math

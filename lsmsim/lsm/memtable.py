@@ -1,4 +1,5 @@
 """The memtable: an append buffer of write samples, deduplicated when flushed."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,8 +17,8 @@ class Memtable:
         self.key_size = key_size
         self.entry_overhead = entry_overhead
         self.eps = eps
-        self.bytes = 0.0       # real arena bytes
-        self.entries = 0       # real inserts
+        self.bytes = 0.0  # real arena bytes
+        self.entries = 0  # real inserts
         self.user_bytes = 0.0  # key + value bytes written by the user
         self._chunks: list[Samples] = []
         self.id = 0  # set by the tree; its WAL is device file -id

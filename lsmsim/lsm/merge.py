@@ -6,6 +6,7 @@ versions of a key and is deduplicated by `dedup_versions` before it is flushed. 
 (highest seqno) wins; tombstones are dropped only when the output is the bottommost data for its key
 range, as RocksDB does (compaction_iterator.cc, `bottommost_level`).
 """
+
 from __future__ import annotations
 
 import numba
@@ -158,6 +159,7 @@ def merge_samples(parts, drop_tombstones: bool):
     key. Inputs are merged two at a time, smallest first (Huffman order), so a large run is passed
     over once however many small L0 files join it; deletions are dropped only in the last merge."""
     import heapq
+
     heap = [(p.keys.shape[0], i, (p.keys, p.seqs, p.vlens, p.tombs)) for i, p in enumerate(parts)]
     if not heap:
         return (np.empty(0, np.uint64), np.empty(0, np.uint64), np.empty(0, np.uint32), np.empty(0, np.uint8))

@@ -5,10 +5,11 @@ sample to e real entries; samples are chosen by key hash (see `workloads.generat
 keys deduplicate exactly as the full key set would and measured overlap is unbiased. Byte counts are
 always real: bytes = e * sum(key_size + value length + entry_overhead) over the samples.
 """
+
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -16,23 +17,24 @@ import numpy as np
 @dataclass(eq=False)
 class Samples:
     """Column arrays of key samples, sorted by key."""
-    keys: np.ndarray   # uint64
-    seqs: np.ndarray   # uint64
+
+    keys: np.ndarray  # uint64
+    seqs: np.ndarray  # uint64
     vlens: np.ndarray  # uint32, value length (0 for tombstones)
     tombs: np.ndarray  # uint8, 1 = tombstone
 
     def __len__(self) -> int:
         return int(self.keys.shape[0])
 
-    def slice(self, a: int, b: int) -> "Samples":
+    def slice(self, a: int, b: int) -> Samples:
         return Samples(self.keys[a:b], self.seqs[a:b], self.vlens[a:b], self.tombs[a:b])
 
     @staticmethod
-    def concat(parts: list["Samples"]) -> "Samples":
+    def concat(parts: list[Samples]) -> Samples:
         return Samples(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("keys", "seqs", "vlens", "tombs")))
 
     @staticmethod
-    def empty() -> "Samples":
+    def empty() -> Samples:
         return Samples(np.empty(0, np.uint64), np.empty(0, np.uint64), np.empty(0, np.uint32), np.empty(0, np.uint8))
 
 

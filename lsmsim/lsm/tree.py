@@ -4,6 +4,7 @@ A level holds runs ordered youngest first (RocksDB's L0 holds one run per flushe
 Li>0 holds one run; tiered levels hold up to T). Policies read this state and return compactions;
 only the kernel changes it, through `add_flushed` and `install`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -103,9 +104,17 @@ class Tree:
         files = []
         for a, z in zip(cuts[:-1], cuts[1:]):
             part = s.slice(a, z)
-            files.append(SSTFile(
-                id=self._next_file, samples=part, bytes=int(round(b[a:z].sum())), entries=(z - a) * self.eps,
-                level=level, created=now, tombstones=int(part.tombs.sum()) * self.eps))
+            files.append(
+                SSTFile(
+                    id=self._next_file,
+                    samples=part,
+                    bytes=int(round(b[a:z].sum())),
+                    entries=(z - a) * self.eps,
+                    level=level,
+                    created=now,
+                    tombstones=int(part.tombs.sum()) * self.eps,
+                )
+            )
             self._next_file += 1
         return files
 
@@ -127,8 +136,14 @@ class Tree:
         self.level(0).runs.insert(0, run)
         return run
 
-    def install(self, inputs: list[SSTFile], outputs: list[SSTFile], output_level: int, target_run: Run | None,
-                keep: tuple[Run, ...] = ()) -> Run | None:
+    def install(
+        self,
+        inputs: list[SSTFile],
+        outputs: list[SSTFile],
+        output_level: int,
+        target_run: Run | None,
+        keep: tuple[Run, ...] = (),
+    ) -> Run | None:
         """Replace a compaction's inputs by its outputs.
 
         With `target_run`, outputs join that existing run (leveled merges into Li+1); otherwise they
@@ -192,7 +207,10 @@ class Tree:
         return True
 
     def describe(self) -> str:
-        return " | ".join(f"L{l.index}:{len(l.runs)}r/{l.bytes / 2**20:.1f}MiB" for l in self.levels if l.runs) or "(empty)"
+        return (
+            " | ".join(f"L{l.index}:{len(l.runs)}r/{l.bytes / 2**20:.1f}MiB" for l in self.levels if l.runs)
+            or "(empty)"
+        )
 
     # ------------------------------------------------------------------ invariants
     def check_invariants(self, overlap_within_levels: bool = False) -> None:

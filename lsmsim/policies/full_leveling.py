@@ -7,16 +7,33 @@ of them at once, so data skips levels that would only overflow again. Without it
 and a level that exceeds its capacity merges whole into the next one. Write-amp under unique uniform
 inserts: 1 (flush) + (T - 1)/2 per level (Spooky Eq. 4).
 """
+
 from __future__ import annotations
 
+from typing import Literal
+
+from pydantic import Field
+
+from ..fields import Bytes
 from ..lsm.tree import Tree
-from .base import Compaction, Policy
+from .base import Compaction, Policy, PolicyOptions
 from .registry import register
+from .view import View
+
+
+class FullLevelingOptions(PolicyOptions):
+    """Full-level leveling with preemption (Spooky §2 'Full Merge', Eq. 4)."""
+
+    name: Literal["full_leveling"]
+    size_ratio: float = Field(10.0, gt=1)
+    preemption: bool = True
+    target_file_size: Bytes | None = Field(None, description="Output file size; default: one file per level.")
 
 
 @register
 class FullLeveling(Policy):
     name = "full_leveling"
+    Options = FullLevelingOptions
 
     def capacity(self, level: int) -> float:
         T = self.options.size_ratio
@@ -29,7 +46,15 @@ class FullLeveling(Policy):
     def _busy(self, tree: Tree) -> bool:
         return any(f.being_compacted for f in tree.files())
 
-    def pick(self, tree: Tree) -> Compaction | None:
+    def needs_compaction(self, view: View) -> bool:
+        """L0 holds files, or (without preemption) a level outgrew its capacity."""
+        tree = view.tree
+        return bool(tree.files_at(0)) or any(
+            tree.levels[i].bytes > self.capacity(i) + self._slack() for i in range(1, len(tree.levels))
+        )
+
+    def pick(self, view: View) -> Compaction | None:
+        tree = view.tree
         if self._busy(tree):
             return None  # one whole-level merge at a time: it owns the levels it spans
         l0 = tree.files_at(0)
@@ -45,15 +70,30 @@ class FullLeveling(Policy):
                     break
                 j += 1
             inputs = [f for i in range(0, j + 1) for f in tree.files_at(i)]
-            return Compaction(inputs=inputs, output_level=j, target_file_size=self.options.target_file_size,
-                              reason=f"preemptive L0..L{j}", io_class="compaction_l0" if j == 1 else "compaction")
+            return Compaction(
+                inputs=inputs,
+                output_level=j,
+                target_file_size=self.options.target_file_size,
+                reason=f"preemptive L0..L{j}",
+                io_class="compaction_l0" if j == 1 else "compaction",
+            )
         if l0:
             inputs = l0 + tree.files_at(1)
-            return Compaction(inputs=inputs, output_level=1, target_file_size=self.options.target_file_size,
-                              reason="L0 -> L1", io_class="compaction_l0")
+            return Compaction(
+                inputs=inputs,
+                output_level=1,
+                target_file_size=self.options.target_file_size,
+                reason="L0 -> L1",
+                io_class="compaction_l0",
+            )
         for i in range(1, len(tree.levels)):
             if tree.levels[i].bytes > self.capacity(i) + self._slack():
                 inputs = tree.files_at(i) + tree.files_at(i + 1)
-                return Compaction(inputs=inputs, output_level=i + 1, target_file_size=self.options.target_file_size,
-                                  reason=f"L{i} full", start_level=i)
+                return Compaction(
+                    inputs=inputs,
+                    output_level=i + 1,
+                    target_file_size=self.options.target_file_size,
+                    reason=f"L{i} full",
+                    start_level=i,
+                )
         return None

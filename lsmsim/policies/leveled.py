@@ -15,13 +15,21 @@
 - Trivial move: inputs that overlap nothing in the output level move without a rewrite.
 - Pending compaction bytes: VersionStorageInfo::EstimatedCompactionNeededBytes.
 """
+
 from __future__ import annotations
 
+from typing import Literal
+
+from pydantic import Field
+
+from .. import units
+from ..fields import Bytes
 from ..lsm.sstable import SSTFile
 from ..lsm.tree import Tree
-from .base import Compaction, Policy
+from .base import Compaction, Policy, PolicyOptions
 from .registry import register
-
+from .view import View
+from .write_control import WriteControl
 
 K_SCORE_SCALE = 10.0  # version_storage_info.cc: scores over 1 are scaled to make room for priorities
 
@@ -30,15 +38,33 @@ def _range(files: list[SSTFile]) -> tuple[int, int]:
     return min(f.min_key for f in files), max(f.max_key for f in files)
 
 
+class LeveledOptions(PolicyOptions):
+    """RocksDB's leveled compaction (compaction_picker_level.cc), RocksDB 7.8 option names."""
+
+    name: Literal["leveled"]
+    num_levels: int = Field(7, ge=2)
+    level0_file_num_compaction_trigger: int = Field(4, ge=1)
+    max_bytes_for_level_base: Bytes = Field(units.parse_size("256MiB"), gt=0)
+    max_bytes_for_level_multiplier: float = Field(10.0, gt=1)
+    target_file_size_base: Bytes = Field(units.parse_size("64MiB"), gt=0)
+    target_file_size_multiplier: float = Field(1.0, ge=1)
+    level_compaction_dynamic_level_bytes: bool = False
+    max_compaction_bytes: Bytes | None = Field(None, description="Default: 25 x target_file_size_base.")
+    trivial_move: bool = True
+
+
 @register
 class Leveled(Policy):
     name = "leveled"
+    Options = LeveledOptions
 
     def __init__(self, options, lsm):
         super().__init__(options, lsm)
         o = options
         self.max_compaction_bytes = o.max_compaction_bytes or 25 * o.target_file_size_base
-        self._l0_running = False
+        self.write_control = WriteControl(
+            compaction_trigger=o.level0_file_num_compaction_trigger, pending_bytes=self.pending_compaction_bytes
+        )
 
     # ---------------------------------------------------------------- level targets
     def base_level(self, tree: Tree) -> int:
@@ -125,7 +151,12 @@ class Leveled(Policy):
         out.sort(key=lambda x: -x[0])
         return out
 
-    def pick(self, tree: Tree) -> Compaction | None:
+    def needs_compaction(self, view: View) -> bool:
+        """VersionStorageInfo's highest compaction score >= 1 (LevelCompactionPicker::NeedsCompaction)."""
+        return self.scores(view.tree)[0][0] >= 1.0
+
+    def pick(self, view: View) -> Compaction | None:
+        tree = view.tree
         for score, level in self.scores(tree):
             if score < 1.0:
                 return None
@@ -147,10 +178,17 @@ class Leveled(Policy):
         below = run.overlapping(lo, hi) if run else []
         if not self.free(below):
             return self._pick_intra_l0(tree)
-        trivial = (self.options.trivial_move and not below and self._disjoint(l0))
-        return Compaction(inputs=l0 + below, output_level=base, target_run=run,
-                          target_file_size=self.target_file_size(base, base), trivial_move=trivial,
-                          reason="L0 files", io_class="compaction_l0", start_level=0)
+        trivial = self.options.trivial_move and not below and self._disjoint(l0)
+        return Compaction(
+            inputs=l0 + below,
+            output_level=base,
+            target_run=run,
+            target_file_size=self.target_file_size(base, base),
+            trivial_move=trivial,
+            reason="L0 files",
+            io_class="compaction_l0",
+            start_level=0,
+        )
 
     def _pick_intra_l0(self, tree: Tree) -> Compaction | None:
         """L0 -> L0 when L0 -> base is blocked (PickIntraL0Compaction): merge the youngest free L0
@@ -166,8 +204,14 @@ class Leveled(Policy):
         if len(picked) < 4 or sum(r.bytes for r in picked) > self.max_compaction_bytes:
             return None
         inputs = [f for r in picked for f in r.files]
-        return Compaction(inputs=inputs, output_level=0, target_file_size=None, reason="intra-L0",
-                          io_class="compaction_l0", start_level=0)
+        return Compaction(
+            inputs=inputs,
+            output_level=0,
+            target_file_size=None,
+            reason="intra-L0",
+            io_class="compaction_l0",
+            start_level=0,
+        )
 
     @staticmethod
     def _disjoint(files: list[SSTFile]) -> bool:
@@ -206,12 +250,16 @@ class Leveled(Policy):
                 if len(below2) == len(below) and size < self.max_compaction_bytes:
                     inputs = expanded
         trivial = self.options.trivial_move and not below
-        return Compaction(inputs=inputs + below, output_level=out_level, target_run=dst,
-                          target_file_size=self.target_file_size(out_level, self.base_level(tree)), trivial_move=trivial,
-                          reason=f"L{level} size", io_class="compaction", start_level=level)
-
-    def compaction_trigger_count(self) -> int:
-        return self.options.level0_file_num_compaction_trigger
+        return Compaction(
+            inputs=inputs + below,
+            output_level=out_level,
+            target_run=dst,
+            target_file_size=self.target_file_size(out_level, self.base_level(tree)),
+            trivial_move=trivial,
+            reason=f"L{level} size",
+            io_class="compaction",
+            start_level=level,
+        )
 
     # ---------------------------------------------------------------- stalls
     def pending_compaction_bytes(self, tree: Tree) -> float:

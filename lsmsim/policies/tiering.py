@@ -6,56 +6,105 @@ Lazy leveling: tiering at every level but the last, which is one run: the T runs
 merge into it. When the last level outgrows its capacity T^L * B it moves down a level unchanged (no
 rewrite) and the level it left becomes tiered.
 """
+
 from __future__ import annotations
 
+from typing import Literal
+
+from pydantic import Field
+
+from ..fields import Bytes
 from ..lsm.tree import Tree
-from .base import Compaction, Policy
+from .base import Compaction, Policy, PolicyOptions
 from .registry import register
+from .view import View
+from .write_control import WriteControl
+
+
+class TieringOptions(PolicyOptions):
+    """Tiering: a level merges its T runs into one run of the next level (design-space paper §2)."""
+
+    name: Literal["tiering"]
+    size_ratio: int = Field(10, ge=2)
+    target_file_size: Bytes | None = None
+
+
+class LazyLevelingOptions(PolicyOptions):
+    """Lazy leveling (Dostoevsky, SIGMOD'18): tiering at levels 1..L-1, leveling at the last level."""
+
+    name: Literal["lazy_leveling"]
+    size_ratio: int = Field(10, ge=2)
+    target_file_size: Bytes | None = None
+
+
+def _tiered_level_full(tree: Tree, T: int) -> bool:
+    """Some level holds T runs not being compacted."""
+    return any(sum(1 for r in lvl.runs if Policy.free(r.files)) >= T for lvl in tree.levels)
 
 
 @register
 class Tiering(Policy):
     name = "tiering"
+    Options = TieringOptions
 
-    def pick(self, tree: Tree) -> Compaction | None:
-        T = self.options.size_ratio
+    def __init__(self, options, lsm):
+        super().__init__(options, lsm)
+        self.write_control = WriteControl(compaction_trigger=options.size_ratio)
+
+    def needs_compaction(self, view: View) -> bool:
+        return _tiered_level_full(view.tree, self.options.size_ratio)
+
+    def pick(self, view: View) -> Compaction | None:
+        T, tree = self.options.size_ratio, view.tree
         for lvl in tree.levels:
             runs = [r for r in lvl.runs if self.free(r.files)]
             if len(runs) >= T:
                 merge = runs[-T:]  # the T oldest runs of the level
                 inputs = [f for r in merge for f in r.files]
-                return Compaction(inputs=inputs, output_level=lvl.index + 1,
-                                  target_file_size=self.options.target_file_size, start_level=lvl.index,
-                                  reason=f"L{lvl.index} has {len(runs)} runs",
-                                  io_class="compaction_l0" if lvl.index == 0 else "compaction")
+                return Compaction(
+                    inputs=inputs,
+                    output_level=lvl.index + 1,
+                    target_file_size=self.options.target_file_size,
+                    start_level=lvl.index,
+                    reason=f"L{lvl.index} has {len(runs)} runs",
+                    io_class="compaction_l0" if lvl.index == 0 else "compaction",
+                )
         return None
-
-    def stall_trigger_count(self, tree: Tree) -> int:
-        return len(tree.runs_at(0))
-
-    def compaction_trigger_count(self) -> int:
-        return self.options.size_ratio
 
 
 @register
 class LazyLeveling(Policy):
     name = "lazy_leveling"
+    Options = LazyLevelingOptions
+
+    def __init__(self, options, lsm):
+        super().__init__(options, lsm)
+        self.write_control = WriteControl(compaction_trigger=options.size_ratio)
 
     def capacity(self, level: int) -> float:
         B = self.flush_bytes_avg or self.lsm.write_buffer_size
-        return self.options.size_ratio ** level * B
+        return self.options.size_ratio**level * B
 
-    def compaction_trigger_count(self) -> int:
-        return self.options.size_ratio
+    def _last_level_outgrown(self, tree: Tree) -> bool:
+        last = tree.last_nonempty_level()
+        return last >= 1 and tree.level_bytes(last) > self.capacity(last)
 
-    def pick(self, tree: Tree) -> Compaction | None:
-        T = self.options.size_ratio
+    def needs_compaction(self, view: View) -> bool:
+        return self._last_level_outgrown(view.tree) or _tiered_level_full(view.tree, self.options.size_ratio)
+
+    def pick(self, view: View) -> Compaction | None:
+        T, tree = self.options.size_ratio, view.tree
         last = tree.last_nonempty_level()
         if last >= 1 and tree.level_bytes(last) > self.capacity(last):
             run = tree.runs_at(last)[0]
             if self.free(run.files):
-                return Compaction(inputs=list(run.files), output_level=last + 1, trivial_move=True,
-                                  reason=f"L{last} outgrew its capacity", start_level=last)
+                return Compaction(
+                    inputs=list(run.files),
+                    output_level=last + 1,
+                    trivial_move=True,
+                    reason=f"L{last} outgrew its capacity",
+                    start_level=last,
+                )
         for lvl in tree.levels:
             runs = [r for r in lvl.runs if self.free(r.files)]
             if len(runs) < T:
@@ -69,8 +118,12 @@ class LazyLeveling(Policy):
                 if not self.free(target_files):
                     continue
                 inputs += target_files
-            return Compaction(inputs=inputs, output_level=nxt,
-                              target_file_size=self.options.target_file_size, start_level=lvl.index,
-                              reason=f"L{lvl.index} has {len(runs)} runs",
-                              io_class="compaction_l0" if lvl.index == 0 else "compaction")
+            return Compaction(
+                inputs=inputs,
+                output_level=nxt,
+                target_file_size=self.options.target_file_size,
+                start_level=lvl.index,
+                reason=f"L{lvl.index} has {len(runs)} runs",
+                io_class="compaction_l0" if lvl.index == 0 else "compaction",
+            )
         return None

@@ -12,33 +12,70 @@ Runs being compacted are skipped; candidates are contiguous free runs, as in Roc
 Here runs live in L0 (as with num_levels = 1) except the oldest, which lives in L1 so that its
 deletions may be dropped; the trigger count for write stalls is the number of sorted runs.
 """
+
 from __future__ import annotations
 
+from typing import Literal
+
+from pydantic import Field
+
+from ..fields import Bytes
 from ..lsm.sstable import Run
 from ..lsm.tree import Tree
-from .base import Compaction, Policy
+from .base import Compaction, Policy, PolicyOptions
 from .registry import register
+from .view import View
+from .write_control import WriteControl
+
+
+class UniversalOptions(PolicyOptions):
+    """RocksDB universal compaction (compaction_picker_universal.cc), option names of
+    CompactionOptionsUniversal."""
+
+    name: Literal["universal"]
+    level0_file_num_compaction_trigger: int = Field(4, ge=1)
+    size_ratio: float = Field(1.0, ge=0, description="Percent.")
+    min_merge_width: int = Field(2, ge=2)
+    max_merge_width: int = Field(2**31, ge=2)
+    max_size_amplification_percent: float = Field(200.0, ge=0)
+    target_file_size: Bytes | None = None
+
+
+def sorted_runs(tree: Tree) -> int:
+    """Universal compaction's l0_delay_trigger_count: every sorted run counts."""
+    return len(tree.runs())
 
 
 @register
 class Universal(Policy):
     name = "universal"
+    Options = UniversalOptions
 
-    def stall_trigger_count(self, tree: Tree) -> int:
-        return len(tree.runs())
+    def __init__(self, options, lsm):
+        super().__init__(options, lsm)
+        self.write_control = WriteControl(
+            compaction_trigger=options.level0_file_num_compaction_trigger, stall_count=sorted_runs
+        )
 
-    def compaction_trigger_count(self) -> int:
-        return self.options.level0_file_num_compaction_trigger
+    def needs_compaction(self, view: View) -> bool:
+        """UniversalCompactionPicker::NeedsCompaction: sorted runs >= the trigger."""
+        return len(view.tree.runs()) >= self.options.level0_file_num_compaction_trigger
 
     def _compaction(self, tree: Tree, runs: list[Run], reason: str) -> Compaction:
         oldest = tree.runs()[-1]
         out_level = 1 if runs[-1] is oldest else 0
         inputs = [f for r in runs for f in r.files]
-        return Compaction(inputs=inputs, output_level=out_level, target_file_size=self.options.target_file_size,
-                          reason=reason, io_class="compaction_l0", start_level=0)
+        return Compaction(
+            inputs=inputs,
+            output_level=out_level,
+            target_file_size=self.options.target_file_size,
+            reason=reason,
+            io_class="compaction_l0",
+            start_level=0,
+        )
 
-    def pick(self, tree: Tree) -> Compaction | None:
-        o = self.options
+    def pick(self, view: View) -> Compaction | None:
+        o, tree = self.options, view.tree
         runs = tree.runs()
         if len(runs) < o.level0_file_num_compaction_trigger:
             return None

@@ -4,8 +4,17 @@ live-file metadata, statistics, and `compact_files` through a small C++ shim (`s
 Importing this package never loads librocksdb; the first RocksDB call does (LibraryNotFoundError, naming
 the Debian package librocksdb-dev, if it is missing; $LSMSIM_LIBROCKSDB overrides the library path).
 """
+
 from .bridge import Iterator, LiveFile, Options, RocksDB, WriteBatch, parse_statistics
 from .lib import LibraryNotFoundError, RocksDBError
 
-__all__ = ["RocksDB", "Options", "WriteBatch", "Iterator", "LiveFile", "RocksDBError", "LibraryNotFoundError",
-           "parse_statistics"]
+__all__ = [
+    "RocksDB",
+    "Options",
+    "WriteBatch",
+    "Iterator",
+    "LiveFile",
+    "RocksDBError",
+    "LibraryNotFoundError",
+    "parse_statistics",
+]

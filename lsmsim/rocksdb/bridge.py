@@ -5,6 +5,7 @@ Every C handle is owned by one Python object that frees it exactly once. Methods
 iterator or batch raise RocksDBError("... is closed") instead of touching freed memory; a DB closes its
 open iterators before itself (RocksDB requires iterators to be destroyed before their DB).
 """
+
 from __future__ import annotations
 
 import builtins
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from . import lib as _lib
 from .lib import RocksDBError
 
-COMPACTION_STYLES = {"level": 0, "universal": 1, "fifo": 2}          # c.h: rocksdb_level_compaction, ...
+COMPACTION_STYLES = {"level": 0, "universal": 1, "fifo": 2}  # c.h: rocksdb_level_compaction, ...
 COMPRESSIONS = {"none": 0, "snappy": 1, "zlib": 2, "bz2": 3, "lz4": 4, "lz4hc": 5, "xpress": 6, "zstd": 7}
 UINT_MAX = 2**32 - 1
 
@@ -48,6 +49,7 @@ class Options:
     block_cache_size 0 disables the block cache. disable_wal applies to every write (WriteOptions).
     universal_* apply to compaction_style="universal", fifo_max_table_files_size to "fifo".
     """
+
     compaction_style: str = "level"
     write_buffer_size: int = 64 << 20
     max_write_buffer_number: int = 2
@@ -79,11 +81,14 @@ class Options:
 
     def __post_init__(self):
         if self.compaction_style not in COMPACTION_STYLES:
-            raise ValueError(f"compaction_style must be one of {', '.join(map(repr, COMPACTION_STYLES))}, "
-                             f"not {self.compaction_style!r}")
+            raise ValueError(
+                f"compaction_style must be one of {', '.join(map(repr, COMPACTION_STYLES))}, "
+                f"not {self.compaction_style!r}"
+            )
         if self.compression not in COMPRESSIONS:
-            raise ValueError(f"compression must be one of {', '.join(map(repr, COMPRESSIONS))}, "
-                             f"not {self.compression!r}")
+            raise ValueError(
+                f"compression must be one of {', '.join(map(repr, COMPRESSIONS))}, not {self.compression!r}"
+            )
 
     def _to_c(self, lib) -> int:
         """A new rocksdb_options_t* (the caller destroys it) with these options set."""
@@ -106,7 +111,9 @@ class Options:
         lib.rocksdb_options_set_disable_auto_compactions(o, int(bool(self.disable_auto_compactions)))
         lib.rocksdb_options_set_compression(o, COMPRESSIONS[self.compression])
         lib.rocksdb_options_set_use_direct_reads(o, bool(self.use_direct_reads))
-        lib.rocksdb_options_set_use_direct_io_for_flush_and_compaction(o, bool(self.use_direct_io_for_flush_and_compaction))
+        lib.rocksdb_options_set_use_direct_io_for_flush_and_compaction(
+            o, bool(self.use_direct_io_for_flush_and_compaction)
+        )
         if self.statistics:
             lib.rocksdb_options_enable_statistics(o)
         # table options: the factory copies them; the filter policy is owned by them once set (c.cc:
@@ -114,7 +121,8 @@ class Options:
         t = lib.rocksdb_block_based_options_create()
         if self.bloom_bits_per_key > 0:
             lib.rocksdb_block_based_options_set_filter_policy(
-                t, lib.rocksdb_filterpolicy_create_bloom_full(float(self.bloom_bits_per_key)))
+                t, lib.rocksdb_filterpolicy_create_bloom_full(float(self.bloom_bits_per_key))
+            )
         if self.block_cache_size > 0:
             cache = lib.rocksdb_cache_create_lru(int(self.block_cache_size))
             lib.rocksdb_block_based_options_set_block_cache(t, cache)
@@ -123,13 +131,14 @@ class Options:
             lib.rocksdb_block_based_options_set_no_block_cache(t, 1)
         lib.rocksdb_options_set_block_based_table_factory(o, t)
         lib.rocksdb_block_based_options_destroy(t)
-        if self.compaction_style == "universal":      # copied into the options (c.cc: *(uco->rep))
+        if self.compaction_style == "universal":  # copied into the options (c.cc: *(uco->rep))
             u = lib.rocksdb_universal_compaction_options_create()
             lib.rocksdb_universal_compaction_options_set_size_ratio(u, _c_int(self.universal_size_ratio))
             lib.rocksdb_universal_compaction_options_set_min_merge_width(u, _c_int(self.universal_min_merge_width))
             lib.rocksdb_universal_compaction_options_set_max_merge_width(u, _c_int(self.universal_max_merge_width))
             lib.rocksdb_universal_compaction_options_set_max_size_amplification_percent(
-                u, _c_int(self.universal_max_size_amplification_percent))
+                u, _c_int(self.universal_max_size_amplification_percent)
+            )
             lib.rocksdb_options_set_universal_compaction_options(o, u)
             lib.rocksdb_universal_compaction_options_destroy(u)
         elif self.compaction_style == "fifo":
@@ -143,6 +152,7 @@ class Options:
 @dataclass(frozen=True)
 class LiveFile:
     """One SST file as GetLiveFilesMetaData reports it (c.h rocksdb_livefiles_*); name like "/000012.sst"."""
+
     name: str
     level: int
     size: int
@@ -311,14 +321,14 @@ class RocksDB(_Closable):
 
     def __init__(self, lib, handle: int, path: str, options: Options, c_options: int):
         self._lib, self._h, self.path, self.options = lib, handle, path, options
-        self._copts = c_options          # kept alive: the statistics object lives in it
+        self._copts = c_options  # kept alive: the statistics object lives in it
         self._ropts = lib.rocksdb_readoptions_create()
         self._wopts = lib.rocksdb_writeoptions_create()
         lib.rocksdb_writeoptions_disable_WAL(self._wopts, int(bool(options.disable_wal)))
         self._closed = False
         self._lock = threading.RLock()
         self._iters: weakref.WeakSet = weakref.WeakSet()
-        self._live_iters = 0              # native iterators not yet destroyed (the WeakSet can miss some in GC)
+        self._live_iters = 0  # native iterators not yet destroyed (the WeakSet can miss some in GC)
 
     @classmethod
     def open(cls, path, options: Options | None = None) -> RocksDB:
@@ -411,8 +421,12 @@ class RocksDB(_Closable):
         finally:
             self._lib.rocksdb_flushoptions_destroy(fo)
 
-    BUSY_PROPERTIES = ("rocksdb.mem-table-flush-pending", "rocksdb.num-running-flushes",
-                       "rocksdb.compaction-pending", "rocksdb.num-running-compactions")
+    BUSY_PROPERTIES = (
+        "rocksdb.mem-table-flush-pending",
+        "rocksdb.num-running-flushes",
+        "rocksdb.compaction-pending",
+        "rocksdb.num-running-compactions",
+    )
 
     def wait_for_compactions(self, timeout: float = 600.0, poll: float = 0.02, settle: float = 0.5) -> None:
         """Block until flushes and compactions are done: BUSY_PROPERTIES all 0 on two consecutive polls
@@ -464,6 +478,7 @@ class RocksDB(_Closable):
         built with g++ on first use); output files are cut at about `output_file_size` bytes (0 = no
         limit); no compression. Names as LiveFile.name ("/000012.sst") or bare ("000012.sst")."""
         from . import shim
+
         self._handle()
         fn = shim.load().lsmsim_compact_files
         h = self._handle()
@@ -516,18 +531,23 @@ class RocksDB(_Closable):
             for i in range(lib.rocksdb_livefiles_count(lf)):
                 sp = lib.rocksdb_livefiles_smallestkey(lf, i, byref(n1))
                 lp = lib.rocksdb_livefiles_largestkey(lf, i, byref(n2))
-                out.append(LiveFile(name=(lib.rocksdb_livefiles_name(lf, i) or b"").decode(),
-                                    level=lib.rocksdb_livefiles_level(lf, i), size=lib.rocksdb_livefiles_size(lf, i),
-                                    smallest_key=ctypes.string_at(sp, n1.value) if sp else b"",
-                                    largest_key=ctypes.string_at(lp, n2.value) if lp else b"",
-                                    entries=lib.rocksdb_livefiles_entries(lf, i),
-                                    deletions=lib.rocksdb_livefiles_deletions(lf, i)))
+                out.append(
+                    LiveFile(
+                        name=(lib.rocksdb_livefiles_name(lf, i) or b"").decode(),
+                        level=lib.rocksdb_livefiles_level(lf, i),
+                        size=lib.rocksdb_livefiles_size(lf, i),
+                        smallest_key=ctypes.string_at(sp, n1.value) if sp else b"",
+                        largest_key=ctypes.string_at(lp, n2.value) if lp else b"",
+                        entries=lib.rocksdb_livefiles_entries(lf, i),
+                        deletions=lib.rocksdb_livefiles_deletions(lf, i),
+                    )
+                )
             return out
         finally:
             lib.rocksdb_livefiles_destroy(lf)
 
     # -- lifetime -------------------------------------------------------------------------------------
-    @builtins.property          # (the method `property` above shadows the builtin in this class body)
+    @builtins.property  # (the method `property` above shadows the builtin in this class body)
     def closed(self) -> bool:
         return self._closed
 
@@ -553,7 +573,6 @@ class RocksDB(_Closable):
             self._lib.rocksdb_readoptions_destroy(self._ropts)
             self._lib.rocksdb_writeoptions_destroy(self._wopts)
             self._lib.rocksdb_options_destroy(self._copts)
-
 
     def __repr__(self):
         return f"<RocksDB {self.path!r}{' closed' if self._closed else ''}>"

@@ -15,6 +15,7 @@ Flushes stay RocksDB's: the driver polls the live files, mirrors each new L0 fil
 asks the policy for compactions until it has none, running them one at a time (the writer waits,
 so the real run's timing is not comparable; its bytes are).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from ..errors import LsmsimError
 from ..lsm.sstable import Samples, SSTFile
 from ..lsm.tree import Tree
 from ..policies import make_policy
-
+from ..policies.view import StaticView
 
 ONE_FILE = 1 << 40  # an output file size limit no run reaches
 
@@ -42,8 +43,9 @@ def band_size(cfg: Config) -> int:
         return max(p.runs_per_level)
     if p.name in ("full_leveling", "leveled"):
         return 1
-    raise LsmsimError(f"policy {p.name}: the RocksDB policy driver supports tiering, lazy_leveling, moose, "
-                      "full_leveling and leveled")
+    raise LsmsimError(
+        f"policy {p.name}: the RocksDB policy driver supports tiering, lazy_leveling, moose, full_leveling and leveled"
+    )
 
 
 def _file_number(name: str) -> int:
@@ -73,8 +75,8 @@ class PolicyDriver:
         self.policy = make_policy(cfg.policy, cfg.lsm)
         lsm = cfg.lsm
         self.tree = Tree(int(cfg.workload.key_size), int(lsm.entry_overhead), 1, int(lsm.memtable_entry_overhead))
-        self.known: dict[int, SSTFile] = {}   # RocksDB file number -> mirrored file
-        self.slot: dict[int, int] = {}        # lsmsim run id -> RocksDB level
+        self.known: dict[int, SSTFile] = {}  # RocksDB file number -> mirrored file
+        self.slot: dict[int, int] = {}  # lsmsim run id -> RocksDB level
         self.stats = DriverStats()
 
     def options(self, opts):
@@ -91,30 +93,44 @@ class PolicyDriver:
         n = _file_number(lf.name)
         keys = np.array([lo, hi] if hi > lo else [lo], np.uint64)
         seqs = np.full(keys.shape[0], n, np.uint64)
-        samples = Samples(keys, seqs, np.full(keys.shape[0], int(self.cfg.workload.value_size), np.uint32),
-                          np.zeros(keys.shape[0], np.uint8))
-        f = SSTFile(id=n, samples=samples, bytes=int(lf.size), entries=int(lf.entries), level=level,
-                    created=float(n), tombstones=int(lf.deletions))
+        samples = Samples(
+            keys,
+            seqs,
+            np.full(keys.shape[0], int(self.cfg.workload.value_size), np.uint32),
+            np.zeros(keys.shape[0], np.uint8),
+        )
+        f = SSTFile(
+            id=n,
+            samples=samples,
+            bytes=int(lf.size),
+            entries=int(lf.entries),
+            level=level,
+            created=float(n),
+            tombstones=int(lf.deletions),
+        )
         f.name = lf.name
         return f
 
     def poll(self, db) -> None:
         """Mirror new flushes as L0 runs, then run the policy's compactions until it has none."""
-        new = sorted((lf for lf in db.live_files() if lf.level == 0 and _file_number(lf.name) not in self.known),
-                     key=lambda lf: _file_number(lf.name))
+        new = sorted(
+            (lf for lf in db.live_files() if lf.level == 0 and _file_number(lf.name) not in self.known),
+            key=lambda lf: _file_number(lf.name),
+        )
         for lf in new:  # oldest first, so the youngest ends up first in L0
             f = self._mirror(lf, 0)
             self.known[f.id] = f
             run = self.tree.new_run([f])
             self.tree.level(0).runs.insert(0, run)
             self.tree.version += 1
-            self.policy.on_flush(self.tree, run)
+            self.policy.on_flush(StaticView(self.tree), run)
         if new:
             self._compact(db)
 
     def _compact(self, db) -> None:
         for _ in range(10_000):
-            c = self.policy.pick(self.tree)
+            view = StaticView(self.tree)
+            c = self.policy.pick(view) if self.policy.needs_compaction(view) else None
             if c is None:
                 return
             self._execute(db, c)
@@ -127,8 +143,10 @@ class PolicyDriver:
             return 0
         j = c.output_level
         if j > self.max_levels:
-            raise LsmsimError(f"policy driver: the policy wants lsmsim level {j}, beyond the {self.max_levels} "
-                              "levels the real DB was opened with")
+            raise LsmsimError(
+                f"policy driver: the policy wants lsmsim level {j}, beyond the {self.max_levels} "
+                "levels the real DB was opened with"
+            )
         top, bottom = 1 + (j - 1) * self.band, j * self.band
         inputs = {f.id for f in c.inputs}
         used = [self.slot[r.id] for r in self.tree.runs_at(j) if not all(f.id in inputs for f in r.files)]
@@ -137,8 +155,9 @@ class PolicyDriver:
         # writes above its inputs, and the runs above it stay younger)
         free = max(free, max(self._level_of(f) for f in c.inputs))
         if free < top:
-            raise LsmsimError(f"policy driver: lsmsim level {j} holds more runs than its band of {self.band} "
-                              "RocksDB levels")
+            raise LsmsimError(
+                f"policy driver: lsmsim level {j} holds more runs than its band of {self.band} RocksDB levels"
+            )
         return free
 
     def _level_of(self, f: SSTFile) -> int:
@@ -158,8 +177,11 @@ class PolicyDriver:
         missing = [f for f in after if _file_number(f.name) in gone]
         if missing:
             raise LsmsimError(f"policy driver: CompactFiles left inputs {[f.name for f in missing]} in place")
-        outputs = [self._mirror(lf, c.output_level) for lf in after
-                   if _file_number(lf.name) not in before and lf.level == out_level]
+        outputs = [
+            self._mirror(lf, c.output_level)
+            for lf in after
+            if _file_number(lf.name) not in before and lf.level == out_level
+        ]
         for f in c.inputs:
             self.known.pop(f.id, None)
         for f in outputs:
@@ -170,10 +192,17 @@ class PolicyDriver:
         run = self.tree.install(c.inputs, outputs, c.output_level, c.target_run)
         if run is not None:
             self.slot[run.id] = out_level
-        self.stats.log.append({"inputs": len(c.inputs), "output_level": c.output_level, "rocksdb_level": out_level,
-                               "read_bytes": c.input_bytes, "write_bytes": sum(f.bytes for f in outputs),
-                               "reason": c.reason})
-        self.policy.on_compaction_done(self.tree, c)
+        self.stats.log.append(
+            {
+                "inputs": len(c.inputs),
+                "output_level": c.output_level,
+                "rocksdb_level": out_level,
+                "read_bytes": c.input_bytes,
+                "write_bytes": sum(f.bytes for f in outputs),
+                "reason": c.reason,
+            }
+        )
+        self.policy.on_compaction_done(StaticView(self.tree), c)
 
     # ------------------------------------------------------------------ views
     def levels(self) -> dict:

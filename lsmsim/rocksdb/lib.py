@@ -14,6 +14,7 @@ Conventions of c.h the bridge relies on (quoted from its comments and from c.cc)
   * `rocksdb_block_based_options_set_filter_policy` takes ownership of the filter policy; the table,
     cache, universal and fifo options setters copy (the caller destroys its own object).
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -25,8 +26,10 @@ from ctypes import POINTER, c_char_p, c_double, c_int, c_size_t, c_ubyte, c_uint
 from ..errors import LsmsimError
 
 ENV_VAR = "LSMSIM_LIBROCKSDB"
-INSTALL_HINT = ("install RocksDB's C library: `apt-get install librocksdb-dev` (Debian package librocksdb-dev), "
-                f"or point {ENV_VAR}=/path/to/librocksdb.so at one")
+INSTALL_HINT = (
+    "install RocksDB's C library: `apt-get install librocksdb-dev` (Debian package librocksdb-dev), "
+    f"or point {ENV_VAR}=/path/to/librocksdb.so at one"
+)
 # names tried in order when $LSMSIM_LIBROCKSDB is unset (librocksdb.so is the -dev package's symlink)
 CANDIDATES = ("librocksdb.so", "librocksdb.so.7.8", "librocksdb.so.7", "librocksdb.so.8", "librocksdb.so.9")
 
@@ -40,7 +43,7 @@ class LibraryNotFoundError(RocksDBError):
 
 
 P, S, I, U8, U32, U64, D, B = c_void_p, c_size_t, c_int, c_ubyte, c_uint32, c_uint64, c_double, c_char_p
-ERR = POINTER(c_void_p)   # char** errptr, read as an address so it can be handed back to rocksdb_free
+ERR = POINTER(c_void_p)  # char** errptr, read as an address so it can be handed back to rocksdb_free
 SP = POINTER(c_size_t)
 
 # name: (restype, argtypes), exactly as in RocksDB 7.8's c.h
@@ -158,8 +161,9 @@ def _declare(lib: ctypes.CDLL, where: str) -> ctypes.CDLL:
         try:
             fn = getattr(lib, name)
         except AttributeError:
-            raise LibraryNotFoundError(f"{where} lacks {name}(): the bridge needs RocksDB 7.x's C API; "
-                                       f"{INSTALL_HINT}") from None
+            raise LibraryNotFoundError(
+                f"{where} lacks {name}(): the bridge needs RocksDB 7.x's C API; {INSTALL_HINT}"
+            ) from None
         fn.restype, fn.argtypes = res, args
     return lib
 

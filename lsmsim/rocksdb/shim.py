@@ -9,6 +9,7 @@ safe. `load()` returns the ctypes CDLL (building on first use).
 
     python -m lsmsim.rocksdb.shim --build [--force]    # build now, print the path
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,7 +30,10 @@ from .lib import RocksDBError
 SOURCE = Path(__file__).with_name("shim") / "compact_files.cc"
 LIB_NAME = "liblsmsim_rocksdb_shim"
 FLAGS = ["-O2", "-shared", "-fPIC", "-std=c++17"]
-INSTALL_HINT = "install a C++ compiler and RocksDB's headers: `apt-get install g++ librocksdb-dev` (Debian packages g++ and librocksdb-dev)"
+INSTALL_HINT = (
+    "install a C++ compiler and RocksDB's headers: `apt-get install g++ librocksdb-dev` "
+    "(Debian packages g++ and librocksdb-dev)"
+)
 
 _lock = threading.Lock()
 _loaded: dict[str, ctypes.CDLL] = {}
@@ -47,7 +51,9 @@ def _compiler() -> str:
     cxx = os.environ.get("CXX", "g++")
     path = shutil.which(cxx)
     if not path:
-        raise RocksDBError(f"cannot build the RocksDB CompactFiles shim: C++ compiler {cxx!r} not found; {INSTALL_HINT}")
+        raise RocksDBError(
+            f"cannot build the RocksDB CompactFiles shim: C++ compiler {cxx!r} not found; {INSTALL_HINT}"
+        )
     return path
 
 

@@ -15,6 +15,7 @@ comparison of throughput is indicative: the real client is a Python loop (about 
 interpreter and ctypes time per operation that the simulator's CPU costs, calibrated on db_bench's
 C++ loop, do not include).
 """
+
 from __future__ import annotations
 
 import shutil
@@ -27,8 +28,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..config import Config, LeveledPolicy, UniversalPolicy
+from ..config import Config
 from ..errors import ConfigError
+from ..policies.leveled import LeveledOptions
+from ..policies.universal import UniversalOptions
 from ..workloads.generator import sampler_for
 from ..workloads.presets import resolve_phases
 
@@ -37,42 +40,59 @@ OPS = ("insert", "update", "delete", "get", "get_empty", "short_scan", "long_sca
 
 def _common(cfg: Config) -> dict:
     lsm, th = cfg.lsm, cfg.machine.threads
-    return dict(write_buffer_size=int(lsm.write_buffer_size), max_write_buffer_number=lsm.max_write_buffer_number,
-                  level0_slowdown_writes_trigger=lsm.level0_slowdown_writes_trigger,
-                  level0_stop_writes_trigger=lsm.level0_stop_writes_trigger,
-                  bloom_bits_per_key=float(lsm.bloom_bits_per_key), block_cache_size=int(lsm.block_cache_size),
-                  # RocksDB splits max_background_jobs into max(1, jobs / 4) flushes and the rest compactions
-                  max_background_jobs=th.flush + th.compaction, disable_wal=not lsm.wal, compression="none",
-                  statistics=True, create_if_missing=True)
+    return dict(
+        write_buffer_size=int(lsm.write_buffer_size),
+        max_write_buffer_number=lsm.max_write_buffer_number,
+        level0_slowdown_writes_trigger=lsm.level0_slowdown_writes_trigger,
+        level0_stop_writes_trigger=lsm.level0_stop_writes_trigger,
+        bloom_bits_per_key=float(lsm.bloom_bits_per_key),
+        block_cache_size=int(lsm.block_cache_size),
+        # RocksDB splits max_background_jobs into max(1, jobs / 4) flushes and the rest compactions
+        max_background_jobs=th.flush + th.compaction,
+        disable_wal=not lsm.wal,
+        compression="none",
+        statistics=True,
+        create_if_missing=True,
+    )
 
 
 def options_for(cfg: Config):
     """RocksDB options equivalent to the config (compression off, RocksDB 7.8 defaults elsewhere)."""
     from . import Options
+
     pol, common = cfg.policy, _common(cfg)
-    if isinstance(pol, LeveledPolicy):
-        return Options(compaction_style="level", num_levels=pol.num_levels,
-                       level0_file_num_compaction_trigger=pol.level0_file_num_compaction_trigger,
-                       max_bytes_for_level_base=int(pol.max_bytes_for_level_base),
-                       max_bytes_for_level_multiplier=float(pol.max_bytes_for_level_multiplier),
-                       target_file_size_base=int(pol.target_file_size_base),
-                       target_file_size_multiplier=int(pol.target_file_size_multiplier),
-                       level_compaction_dynamic_level_bytes=pol.level_compaction_dynamic_level_bytes, **common)
-    if isinstance(pol, UniversalPolicy):
-        return Options(compaction_style="universal",
-                       level0_file_num_compaction_trigger=pol.level0_file_num_compaction_trigger,
-                       universal_size_ratio=int(pol.size_ratio), universal_min_merge_width=pol.min_merge_width,
-                       universal_max_merge_width=min(pol.max_merge_width, 2**32 - 1),
-                       universal_max_size_amplification_percent=int(pol.max_size_amplification_percent),
-                       **common)
-    raise ConfigError("<config>", [("policy.name", f"RocksDB's own pickers run leveled and universal (got "
-                                                   f"{pol.name}: use the policy driver)")])
+    if isinstance(pol, LeveledOptions):
+        return Options(
+            compaction_style="level",
+            num_levels=pol.num_levels,
+            level0_file_num_compaction_trigger=pol.level0_file_num_compaction_trigger,
+            max_bytes_for_level_base=int(pol.max_bytes_for_level_base),
+            max_bytes_for_level_multiplier=float(pol.max_bytes_for_level_multiplier),
+            target_file_size_base=int(pol.target_file_size_base),
+            target_file_size_multiplier=int(pol.target_file_size_multiplier),
+            level_compaction_dynamic_level_bytes=pol.level_compaction_dynamic_level_bytes,
+            **common,
+        )
+    if isinstance(pol, UniversalOptions):
+        return Options(
+            compaction_style="universal",
+            level0_file_num_compaction_trigger=pol.level0_file_num_compaction_trigger,
+            universal_size_ratio=int(pol.size_ratio),
+            universal_min_merge_width=pol.min_merge_width,
+            universal_max_merge_width=min(pol.max_merge_width, 2**32 - 1),
+            universal_max_size_amplification_percent=int(pol.max_size_amplification_percent),
+            **common,
+        )
+    raise ConfigError(
+        "<config>",
+        [("policy.name", f"RocksDB's own pickers run leveled and universal (got {pol.name}: use the policy driver)")],
+    )
 
 
 def uses_driver(cfg: Config, driver: bool | None = None) -> bool:
     """Whether the real side runs the lsmsim policy through the policy driver (CompactFiles):
     always for policies RocksDB does not have, on request for leveled."""
-    native = isinstance(cfg.policy, (LeveledPolicy, UniversalPolicy))
+    native = isinstance(cfg.policy, (LeveledOptions, UniversalOptions))
     return (not native) if driver is None else bool(driver)
 
 
@@ -92,8 +112,8 @@ def _check(cfg: Config, source: str) -> list:
 @dataclass
 class RealRun:
     summary: dict
-    timeseries: pd.DataFrame   # one row per sample: ops, user_bytes, time, files/bytes/runs per level
-    phase_rates: list = None   # operations per second the real client reached, per phase
+    timeseries: pd.DataFrame  # one row per sample: ops, user_bytes, time, files/bytes/runs per level
+    phase_rates: list = None  # operations per second the real client reached, per phase
 
 
 class _Keys:
@@ -107,7 +127,7 @@ class _Keys:
 
     def value(self, k: int) -> bytes:
         o = (k * 2654435761) % 4096
-        return self.values[o:o + self.value_size]
+        return self.values[o : o + self.value_size]
 
 
 def _levels(db, num_levels: int) -> dict:
@@ -122,13 +142,21 @@ def _levels(db, num_levels: int) -> dict:
     return out
 
 
-def run_real(cfg: Config, db_dir: str | Path | None = None, sample_every: int | None = None,
-             source: str = "<config>", driver: bool | None = None, poll_every: int = 200) -> RealRun:
+# complexity: one linear driver of the real RocksDB run; its branches are the phases' options
+def run_real(  # noqa: C901
+    cfg: Config,
+    db_dir: str | Path | None = None,
+    sample_every: int | None = None,
+    source: str = "<config>",
+    driver: bool | None = None,
+    poll_every: int = 200,
+) -> RealRun:
     """Run the config's workload on real RocksDB; returns its summary and sampled timeseries. With
     the policy driver (`uses_driver`), the lsmsim policy picks and the shim runs its compactions,
     polled every `poll_every` operations."""
     from . import Options, RocksDB
     from .driver import PolicyDriver
+
     phases = _check(cfg, source)
     drv = PolicyDriver(cfg) if uses_driver(cfg, driver) else None
     opts = drv.options(Options(**_common(cfg))) if drv else options_for(cfg)
@@ -183,8 +211,15 @@ def run_real(cfg: Config, db_dir: str | Path | None = None, sample_every: int | 
                     if drv:
                         drv.poll(db)
                     if done % sample_every == 0 or not n_left:
-                        rows.append({"ops": done, "user_bytes": user_bytes, "time": time.perf_counter() - t0,
-                                     "phase": phase.name, **levels(db)})
+                        rows.append(
+                            {
+                                "ops": done,
+                                "user_bytes": user_bytes,
+                                "time": time.perf_counter() - t0,
+                                "phase": phase.name,
+                                **levels(db),
+                            }
+                        )
                 rates.append(int(phase.operations) / max(time.perf_counter() - tp, 1e-9))
                 if phase.measure:
                     measured_ops += int(phase.operations)
@@ -197,8 +232,9 @@ def run_real(cfg: Config, db_dir: str | Path | None = None, sample_every: int | 
             if drv:
                 drv.poll(db)
             end = levels(db)
-            rows.append({"ops": done, "user_bytes": user_bytes, "time": time.perf_counter() - t0,
-                         "phase": "drain", **end})
+            rows.append(
+                {"ops": done, "user_bytes": user_bytes, "time": time.perf_counter() - t0, "phase": "drain", **end}
+            )
             stats = db.statistics()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -209,13 +245,21 @@ def run_real(cfg: Config, db_dir: str | Path | None = None, sample_every: int | 
 
     flush_b = float(tick("rocksdb.flush.write.bytes"))
     comp_w = float(tick("rocksdb.compact.write.bytes"))
-    s = {"user_bytes": user_bytes, "flush_bytes": flush_b, "compaction_read_bytes": float(tick("rocksdb.compact.read.bytes")),
-         "compaction_write_bytes": comp_w, "write_amp": (flush_b + comp_w) / user_bytes if user_bytes else 0.0,
-         "write_amp_rocksdb": (flush_b + comp_w) / flush_b if flush_b else 0.0,
-         "compactions": int(tick("rocksdb.compaction.times.micros")), "flushes": int(tick("rocksdb.db.flush.micros")),
-         "stall_s": tick("rocksdb.stall.micros") / 1e6, "elapsed_s": elapsed,
-         "throughput_ops_per_s": measured_ops / measured_s if measured_s else 0.0, **end,
-         **{f"ops_{k}": v for k, v in counts.items()}}
+    s = {
+        "user_bytes": user_bytes,
+        "flush_bytes": flush_b,
+        "compaction_read_bytes": float(tick("rocksdb.compact.read.bytes")),
+        "compaction_write_bytes": comp_w,
+        "write_amp": (flush_b + comp_w) / user_bytes if user_bytes else 0.0,
+        "write_amp_rocksdb": (flush_b + comp_w) / flush_b if flush_b else 0.0,
+        "compactions": int(tick("rocksdb.compaction.times.micros")),
+        "flushes": int(tick("rocksdb.db.flush.micros")),
+        "stall_s": tick("rocksdb.stall.micros") / 1e6,
+        "elapsed_s": elapsed,
+        "throughput_ops_per_s": measured_ops / measured_s if measured_s else 0.0,
+        **end,
+        **{f"ops_{k}": v for k, v in counts.items()},
+    }
     if drv:
         s["driver_compactions"] = drv.stats.compactions
         s["driver_trivial_moves_rewritten"] = drv.stats.trivial_moves_rewritten
@@ -227,6 +271,7 @@ def at_real_rate(cfg: Config, real: RealRun) -> Config:
     sides see the same write speed (the Python client is slower than the simulator's modeled one, and
     how many runs pile up in L0 depends on how fast writes come against compactions)."""
     from ..config import validate as validate_config
+
     data = cfg.model_dump(mode="json")
     phases = [p.model_dump(mode="json") for p in resolve_phases(cfg.workload)]
     per_op = cfg.workload.key_size + cfg.workload.value_size
@@ -252,17 +297,19 @@ def _num_levels(*summaries) -> int:
 def compare(real: RealRun, sim, num_levels: int) -> pd.DataFrame:
     """Metric, real, simulated and relative error (simulated / real - 1)."""
     s = sim.summary
-    rows = [("write_amp", real.summary["write_amp"], s["write_amp"]),
-            ("write_amp_rocksdb", real.summary["write_amp_rocksdb"], s["write_amp_rocksdb"]),
-            ("flush_bytes", real.summary["flush_bytes"], s["flush_bytes"]),
-            ("compaction_read_bytes", real.summary["compaction_read_bytes"], s["compaction_read_bytes"]),
-            ("compaction_write_bytes", real.summary["compaction_write_bytes"], s["compaction_write_bytes"]),
-            ("compactions", real.summary["compactions"], s["compactions"]),
-            ("flushes", real.summary["flushes"], s["flushes"]),
-            ("stall_s", real.summary["stall_s"], s["stall_stop_s"] + s["stall_slowdown_s"]),
-            ("throughput_ops_per_s", real.summary["throughput_ops_per_s"], s["throughput_ops_per_s"]),
-            ("sorted_runs_end", real.summary["sorted_runs"], s["sorted_runs"]),
-            ("sorted_runs_mean", _mean_runs(real.timeseries), _mean_runs(sim.timeseries))]
+    rows = [
+        ("write_amp", real.summary["write_amp"], s["write_amp"]),
+        ("write_amp_rocksdb", real.summary["write_amp_rocksdb"], s["write_amp_rocksdb"]),
+        ("flush_bytes", real.summary["flush_bytes"], s["flush_bytes"]),
+        ("compaction_read_bytes", real.summary["compaction_read_bytes"], s["compaction_read_bytes"]),
+        ("compaction_write_bytes", real.summary["compaction_write_bytes"], s["compaction_write_bytes"]),
+        ("compactions", real.summary["compactions"], s["compactions"]),
+        ("flushes", real.summary["flushes"], s["flushes"]),
+        ("stall_s", real.summary["stall_s"], s["stall_stop_s"] + s["stall_slowdown_s"]),
+        ("throughput_ops_per_s", real.summary["throughput_ops_per_s"], s["throughput_ops_per_s"]),
+        ("sorted_runs_end", real.summary["sorted_runs"], s["sorted_runs"]),
+        ("sorted_runs_mean", _mean_runs(real.timeseries), _mean_runs(sim.timeseries)),
+    ]
     for lv in range(num_levels):
         r_f, r_b = real.summary.get(f"files_L{lv}", 0), real.summary.get(f"bytes_L{lv}", 0)
         s_f, s_b = s.get(f"files_L{lv}", 0), s.get(f"bytes_L{lv}", 0)
@@ -278,13 +325,14 @@ def compare(real: RealRun, sim, num_levels: int) -> pd.DataFrame:
 def plot_runs(real: RealRun, sim, num_levels: int, path=None, title: str = ""):
     """Sorted runs per level against the bytes written, real (solid) and simulated (dashed)."""
     from matplotlib.figure import Figure
+
     fig = Figure(figsize=(7, 4))
     ax = fig.subplots()
     rt, st = real.timeseries, sim.timeseries
     for lv in range(num_levels):
         col = f"runs_L{lv}"
         if (rt.get(col, pd.Series([0])) > 0).any() or (st.get(col, pd.Series([0])) > 0).any():
-            line, = ax.plot(rt.user_bytes / 2**20, rt[col], label=f"L{lv} real")
+            (line,) = ax.plot(rt.user_bytes / 2**20, rt[col], label=f"L{lv} real")
             ax.plot(st.user_bytes / 2**20, st[col], ls="--", color=line.get_color(), label=f"L{lv} sim")
     ax.set_xlabel("user data written (MiB)")
     ax.set_ylabel("sorted runs")
@@ -293,7 +341,8 @@ def plot_runs(real: RealRun, sim, num_levels: int, path=None, title: str = ""):
     ax.legend(ncol=2, fontsize=8)
     fig.tight_layout()
     if path is not None:
-        from ..result import atomic_write
+        from ..atomic import atomic_write
+
         atomic_write(Path(path), lambda p: fig.savefig(p, format="png", dpi=110))
     return fig
 
@@ -305,18 +354,27 @@ class Validation:
     sim: object  # Result
 
 
-def validate(config, overrides=(), out: str | Path | None = None, db_dir: str | Path | None = None,
-             sample_every: int | None = None, driver: bool | None = None, match_rate: bool = True) -> Validation:
+def validate(
+    config,
+    overrides=(),
+    out: str | Path | None = None,
+    db_dir: str | Path | None = None,
+    sample_every: int | None = None,
+    driver: bool | None = None,
+    match_rate: bool = True,
+) -> Validation:
     """Run a config on real RocksDB and on the simulator; with `out`, save both and the plot. With
     `match_rate`, the simulator writes at the rate the real client reached (`at_real_rate`)."""
     from ..api import run
+    from ..atomic import atomic_write
     from ..config import load_config
-    from ..result import atomic_write
+
     source = str(config) if isinstance(config, (str, Path)) else "<config>"
     cfg = load_config(config, list(overrides))
     _check(cfg, source)
     if uses_driver(cfg, driver):
         from .driver import band_size
+
         band_size(cfg)  # unsupported policy: fail before running anything
     else:
         options_for(cfg)
@@ -328,7 +386,9 @@ def validate(config, overrides=(), out: str | Path | None = None, db_dir: str | 
         out = Path(out)
         sim.save(out / "sim")
         atomic_write(out / "real" / "timeseries.parquet", lambda p: real.timeseries.to_parquet(p, index=False))
-        atomic_write(out / "real" / "summary.parquet", lambda p: pd.DataFrame([real.summary]).to_parquet(p, index=False))
+        atomic_write(
+            out / "real" / "summary.parquet", lambda p: pd.DataFrame([real.summary]).to_parquet(p, index=False)
+        )
         atomic_write(out / "comparison.parquet", lambda p: table.to_parquet(p, index=False))
         plot_runs(real, sim, levels, out / "runs.png", title=cfg.name)
     return Validation(table, real, sim)

@@ -5,36 +5,40 @@ exact input and output bytes and entries; the job then progresses as a flow at t
 solver gives it, and its outputs are installed when progress reaches 1. Inputs stay readable until
 then, as in RocksDB (the version changes when the job commits).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import InvariantError
+from ..lsm.memtable import Memtable
 from ..lsm.merge import merge_samples
 from ..lsm.sstable import Samples, SSTFile
 from ..lsm.tree import Tree
 from ..policies.base import Compaction
+from .sharing import Flow
 
 
 @dataclass(eq=False)
 class Job:
     id: int
-    kind: str                   # "flush" or "compaction"
+    kind: str  # "flush" or "compaction"
     io_class: str
     start: float
-    cpu: float                  # CPU seconds for the whole job
+    cpu: float  # CPU seconds for the whole job
     read_bytes: float
     write_bytes: float
     outputs: list[SSTFile]
     inputs: list[SSTFile] = field(default_factory=list)
     compaction: Compaction | None = None
-    memtable: object = None
+    memtable: Memtable | None = None
     entries_in: int = 0
     entries_out: int = 0
     progress: float = 0.0
-    dev: float = 0.0            # device seconds for the whole job (set by the kernel)
-    threads: int = 1            # parallel threads (subcompactions)
-    flow: object = None         # its `sharing.Flow` in the current step
-    rate: float = 0.0           # progress per second in the current step
+    dev: float = 0.0  # device seconds for the whole job (set by the kernel)
+    threads: int = 1  # parallel threads (subcompactions)
+    flow: Flow | None = None  # its `sharing.Flow` in the current step
+    rate: float = 0.0  # progress per second in the current step
 
     @property
     def done(self) -> bool:
@@ -69,3 +73,64 @@ def merge_inputs(tree: Tree, c: Compaction) -> tuple[Samples, bool]:
         if mine:
             parts.append(Samples.concat(mine) if len(mine) > 1 else mine[0])
     return Samples(*merge_samples(parts, bottom)), bottom
+
+
+def flush_work(tree: Tree, imm, cpu, now: float) -> dict:
+    """A flush's work: the immutable memtable's samples as L0 files, and the CPU to write them
+    (lsm.cpu's flush costs, calibrated against db_bench)."""
+    files = tree.build_files(imm.flush_samples(), 0, None, now)
+    out_bytes = sum(f.bytes for f in files)
+    return dict(
+        kind="flush",
+        io_class="flush",
+        cpu=imm.entries * cpu.flush_per_entry + out_bytes * cpu.flush_per_byte,
+        read_bytes=0.0,
+        write_bytes=out_bytes,
+        outputs=files,
+        memtable=imm,
+        entries_in=imm.entries,
+        entries_out=sum(f.entries for f in files),
+    )
+
+
+def compaction_work(tree: Tree, c: Compaction, cpu, now: float) -> dict:
+    """A compaction's work, fixed when it starts: the merged outputs (exact bytes and entries), the
+    CPU of the merge (lsm.cpu's merge costs). Marks the inputs as being compacted."""
+    for f in c.inputs:
+        f.being_compacted = True
+    merged, _ = merge_inputs(tree, c)
+    outputs = tree.build_files(merged, c.output_level, c.target_file_size, now)
+    if c.target_run is not None:
+        gone = {f.id for f in c.inputs}
+        for o in outputs:
+            for f in c.target_run.overlapping(o.min_key, o.max_key):
+                if f.id not in gone:
+                    raise InvariantError(f"compaction output {o} overlaps {f} of its target run")
+    bytes_in = sum(f.bytes for f in c.inputs)
+    entries_in = sum(f.entries for f in c.inputs)
+    return dict(
+        kind="compaction",
+        io_class=c.io_class,
+        cpu=entries_in * cpu.merge_per_entry + bytes_in * cpu.merge_per_byte,
+        read_bytes=float(bytes_in),
+        write_bytes=float(sum(f.bytes for f in outputs)),
+        outputs=outputs,
+        inputs=list(c.inputs),
+        compaction=c,
+        entries_in=entries_in,
+        entries_out=sum(f.entries for f in outputs),
+    )
+
+
+def validate_compaction(tree: Tree, c: Compaction, policy: str) -> None:
+    """What the kernel checks of every compaction a policy returns."""
+    if not c.inputs:
+        raise InvariantError(f"policy {policy} returned a compaction without inputs")
+    live = {f.id for f in tree.files()}
+    for f in c.inputs:
+        if f.being_compacted:
+            raise InvariantError(f"policy {policy} picked {f}, which is already being compacted")
+        if f.id not in live:
+            raise InvariantError(f"policy {policy} picked {f}, which is not in the tree")
+    if c.target_run is not None and c.target_run not in tree.level(c.output_level).runs:
+        raise InvariantError(f"target run {c.target_run} is not in L{c.output_level}")

@@ -6,10 +6,13 @@ tree one by one: a write goes into the memtable, and the kernel is woken when th
 the phase ends. Open-loop requests queue in a `simpy.Store` served by the query threads, with
 exponential service as in the fluid's queueing recursion.
 """
+
 from __future__ import annotations
 
 import numpy as np
 import simpy
+
+from .foreground import latency_points, mean_service
 
 
 class OpDriver:
@@ -20,7 +23,7 @@ class OpDriver:
 
     def start_phase(self) -> None:
         sim = self.sim
-        idx = sim.phase_index
+        idx = sim.cursor.index
         for g in sim.groups:
             ops = list(g.shares)
             p = np.array([g.shares[o] for o in ops])
@@ -39,51 +42,51 @@ class OpDriver:
     # ------------------------------------------------------------------ processes
     def _wait_unstalled(self):
         sim = self.sim
-        while sim.stall == "stop":
+        while sim.wc.state == "stop":
             yield sim.step_event()
 
     def _client(self, g, idx, ops, p):
         sim = self.sim
-        while sim.phase_index == idx:
+        while sim.cursor.index == idx:
             op = ops[int(self.rng.choice(len(ops), p=p))] if len(ops) > 1 else ops[0]
             t0 = self.env.now
             if op == "write":
                 yield from self._wait_unstalled()
-            if sim.phase_index != idx:
+            if sim.cursor.index != idx:
                 return
-            pts = sim.latency_points(g, op)
+            pts = latency_points(g, op, sim.read_latency)
             svc = pts[0][0] if len(pts) == 1 or self.rng.random() >= pts[1][1] else pts[1][0]
             if svc <= 0 or not np.isfinite(svc):
                 yield sim.step_event()
                 continue
             yield self.env.timeout(svc)
-            if sim.phase_index != idx:
+            if sim.cursor.index != idx:
                 return
             self.done(g, op, self.env.now - t0)
 
     def _rate_writer(self, g, idx):
         sim = self.sim
-        while sim.phase_index == idx:
+        while sim.cursor.index == idx:
             yield from self._wait_unstalled()
             if g.rate <= 0:
                 yield sim.step_event()
                 continue
             yield self.env.timeout(g.threads / g.rate)
-            if sim.phase_index != idx:
+            if sim.cursor.index != idx:
                 return
-            self.done(g, "write", sim.latency_points(g, "write")[0][0])
+            self.done(g, "write", latency_points(g, "write", sim.read_latency)[0][0])
 
     def _arrivals(self, g, idx, store):
         sim = self.sim
-        while sim.phase_index == idx:
+        while sim.cursor.index == idx:
             yield self.env.timeout(self.rng.exponential(1.0 / g.target))
-            if sim.phase_index != idx:
+            if sim.cursor.index != idx:
                 return
             store.put(self.env.now)
 
     def _server(self, g, idx, store, ops, p):
         sim = self.sim
-        while sim.phase_index == idx:
+        while sim.cursor.index == idx:
             get = store.get()
             arrived = yield get | sim.phase_end_event()
             if get not in arrived:
@@ -91,26 +94,26 @@ class OpDriver:
                 return
             t_arr = arrived[get]
             op = ops[int(self.rng.choice(len(ops), p=p))] if len(ops) > 1 else ops[0]
-            yield self.env.timeout(self.rng.exponential(sim._mean_service(g)))
-            if sim.phase_index != idx:
+            yield self.env.timeout(self.rng.exponential(mean_service(g, sim.read_latency)))
+            if sim.cursor.index != idx:
                 return
             self.done(g, op, self.env.now - t_arr, queued=True)
 
     # ------------------------------------------------------------------ applying one operation
     def done(self, g, op: str, latency: float, queued: bool = False) -> None:
-        sim = self.sim
-        sim.ops[op] += 1
+        sim, n = self.sim, self.sim.counters
+        n.ops[op] += 1
         if sim.phase.measure:
-            sim.measured_ops[op] += 1
-        sim.phase_ops += 1
+            n.measured_ops[op] += 1
+        sim.cursor.ops += 1
         sim.rec.latency_mass("query" if queued else op, latency, 1)
-        sim.cpu_busy["foreground"] += sim.costs().of(op).cpu
+        n.cpu_busy["foreground"] += sim.costs().of(op).cpu
         if op == "write":
             sim.write_ops(1)
         else:
             c = sim.costs().of(op)
             sim.device.account(0.0, 0.0, c.reads, sim.cfg.lsm.block_size)
-            sim._warm(c.run_blocks, 1.0)
+            sim.warm(c.run_blocks, 1.0)
         p = sim.phase
-        if (op == "write" and sim.memtable_full()) or (p.operations is not None and sim.phase_ops >= p.operations):
+        if (op == "write" and sim.memtable_full()) or (p.operations is not None and sim.cursor.ops >= p.operations):
             sim.wake()

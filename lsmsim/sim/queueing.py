@@ -51,6 +51,7 @@ __all__ = [
 # Arrivals
 # --------------------------------------------------------------------------
 
+
 def poisson_arrivals(rng, rate_segments_t, rates, t_end: float) -> np.ndarray:
     """Arrival times of a non-homogeneous Poisson process, piecewise-constant rate.
 
@@ -92,8 +93,7 @@ def poisson_arrivals(rng, rate_segments_t, rates, t_end: float) -> np.ndarray:
     return t
 
 
-def bursty_rates(base_rate: float, burst_factor: float, period: float,
-                 duty: float, t_end: float):
+def bursty_rates(base_rate: float, burst_factor: float, period: float, duty: float, t_end: float):
     """On/off modulated rate with time-average ``base_rate``.
 
     Each period of length ``period`` starts with an "on" phase of length
@@ -120,8 +120,8 @@ def bursty_rates(base_rate: float, burst_factor: float, period: float,
         raise ValueError("burst_factor must be finite and >= 1")
     if duty * burst_factor > 1.0 + 1e-12:
         raise ValueError(
-            f"impossible burst: duty*burst_factor = {duty * burst_factor:g} > 1 "
-            "would need a negative off-phase rate")
+            f"impossible burst: duty*burst_factor = {duty * burst_factor:g} > 1 would need a negative off-phase rate"
+        )
     if not (t_end > 0 and math.isfinite(t_end)):
         raise ValueError("t_end must be finite and > 0")
     r_on = burst_factor * base_rate
@@ -142,8 +142,9 @@ def bursty_rates(base_rate: float, burst_factor: float, period: float,
 # FCFS multi-server recursion
 # --------------------------------------------------------------------------
 
+
 @njit(cache=True)
-def fcfs_multiserver(arrivals, seg_t, seg_mean_service, servers, u):
+def fcfs_multiserver(arrivals, seg_t, seg_mean_service, servers, u):  # noqa: C901 (the exact FCFS recursion across service-time segments, one loop)
     """Exact FCFS ``c``-server queue (Kiefer & Wolfowitz 1955; Lindley 1952 for c=1).
 
     arrivals: sorted float64 arrival times; seg_t: sorted segment start times
@@ -271,6 +272,7 @@ def fcfs_multiserver_py(arrivals, seg_t, seg_mean_service, servers, u):
 # Summary
 # --------------------------------------------------------------------------
 
+
 def latency_summary(latencies) -> dict:
     """Mean, p50, p90, p99, p999, max (seconds, linear-interpolated
     quantiles) and count of ``latencies``; NaN statistics when empty."""
@@ -278,8 +280,7 @@ def latency_summary(latencies) -> dict:
     n = int(x.size)
     if n == 0:
         nan = float("nan")
-        return {"mean": nan, "p50": nan, "p90": nan, "p99": nan,
-                "p999": nan, "max": nan, "count": 0}
+        return {"mean": nan, "p50": nan, "p90": nan, "p99": nan, "p999": nan, "max": nan, "count": 0}
     q = np.quantile(x, [0.5, 0.9, 0.99, 0.999])
     return {
         "mean": float(x.mean()),

@@ -1,4 +1,5 @@
 """Metrics: time series samples, one row per flush/compaction, latency histograms, the summary."""
+
 from __future__ import annotations
 
 import math
@@ -9,7 +10,9 @@ import pandas as pd
 
 from ..lsm.merge import dedup_versions, merge_samples
 from ..lsm.sstable import Samples
+from ..result import Result
 from . import queueing
+from .summary import build_summary
 
 # latency histogram: log-spaced bins from 10 ns to 1000 s, 0.5% wide
 _LAT_LO, _LAT_HI, _LAT_BINS = -8.0, 3.0, 5000
@@ -60,97 +63,145 @@ class LatencyHistogram:
 
 
 class Recorder:
-    def __init__(self, sim):
-        self.sim = sim
-        self.interval = sim.cfg.sim.sample_interval
+    """Samples the run into its tables. It reads the counters, the tree, the device, the write
+    controller, the phase cursor and the running jobs it is given, never the kernel itself."""
+
+    def __init__(self, cfg, clock, cursor, counters, tree, device, write_controller, jobs):
+        self.cfg = cfg
+        self.clock = clock  # anything with `now` (the SimPy environment)
+        self.cursor = cursor
+        self.counters = counters
+        self.tree = tree
+        self.device = device
+        self.wc = write_controller
+        self.running = jobs  # the kernel's job list (read only)
+        self.interval = cfg.sim.sample_interval
         self.next_sample = 0.0
         self.rows: list[dict] = []
         self.jobs: list[dict] = []
         self.hist: dict[str, LatencyHistogram] = defaultdict(LatencyHistogram)
-        self.open_segments: list[tuple] = []   # (t0, t1, mean service s, servers, arrival rate)
+        self.open_segments: list[tuple] = []  # (t0, t1, mean service s, servers, arrival rate)
         self._last = None
         self._interval_hist = LatencyHistogram()  # all operations since the last sample (ARCE Fig. 8)
-        self.phases: list[dict] = []            # one row per finished phase
-        self._phase_start = None                 # (name, time, ops, measure) of the current phase
+        self.phases: list[dict] = []  # one row per finished phase
+        self._phase_start = None  # (name, time, ops, measure) of the current phase
 
     # ------------------------------------------------------------------ during the run
     def latency_mass(self, op: str, latency: float, count: float) -> None:
-        if self.sim.phase is not None and self.sim.phase.measure:
+        if self.cursor.measuring:
             self.hist[op].add(latency, count)
             self._interval_hist.add(latency, count)
 
     def phase_boundary(self) -> None:
         """Close the current phase's row (throughput by phase: ARCE Fig. 9's table) and open the next."""
-        s = self.sim
-        ops = sum(s.ops.values())
-        now = s.env.now
+        ops = sum(self.counters.ops.values())
+        now = self.clock.now
         if self._phase_start is not None:
             name, t0, ops0, measure = self._phase_start
             dt = now - t0
-            self.phases.append({"phase": name, "start": t0, "end": now, "operations": ops - ops0,
-                                "ops_per_s": (ops - ops0) / dt if dt > 0 else 0.0, "measure": measure})
-        p = s.phase
-        self._phase_start = None if p is None else (p.name or f"phase {s.phase_index + 1}", now, ops, p.measure)
+            self.phases.append(
+                {
+                    "phase": name,
+                    "start": t0,
+                    "end": now,
+                    "operations": ops - ops0,
+                    "ops_per_s": (ops - ops0) / dt if dt > 0 else 0.0,
+                    "measure": measure,
+                }
+            )
+        p = self.cursor.phase
+        self._phase_start = None if p is None else (self.cursor.name, now, ops, p.measure)
 
     def open_segment(self, t0: float, t1: float, service: float, servers: int, rate: float) -> None:
         self.open_segments.append((t0, t1, service, servers, rate))
 
     def flush_row(self, job, now: float) -> None:
-        self.jobs.append({"id": 0, "kind": "flush", "reason": "memtable full", "start": job.start, "end": now,
-                          "start_level": -1, "output_level": 0, "input_files": 0, "output_files": len(job.outputs),
-                          "read_bytes": 0.0, "write_bytes": job.write_bytes, "input_entries": job.entries_in,
-                          "output_entries": job.entries_out})
+        self.jobs.append(
+            {
+                "id": 0,
+                "kind": "flush",
+                "reason": "memtable full",
+                "start": job.start,
+                "end": now,
+                "start_level": -1,
+                "output_level": 0,
+                "input_files": 0,
+                "output_files": len(job.outputs),
+                "read_bytes": 0.0,
+                "write_bytes": job.write_bytes,
+                "input_entries": job.entries_in,
+                "output_entries": job.entries_out,
+            }
+        )
 
     def compaction_row(self, kind, c, start, read, written, entries_in, entries_out, outputs) -> None:
-        self.jobs.append({"id": 0, "kind": kind,
-                          "reason": c.reason, "start": start, "end": self.sim.env.now, "start_level": c.start_level,
-                          "output_level": c.output_level, "input_files": len(c.inputs), "output_files": outputs,
-                          "read_bytes": float(read), "write_bytes": float(written), "input_entries": entries_in,
-                          "output_entries": entries_out})
+        self.jobs.append(
+            {
+                "id": 0,
+                "kind": kind,
+                "reason": c.reason,
+                "start": start,
+                "end": self.clock.now,
+                "start_level": c.start_level,
+                "output_level": c.output_level,
+                "input_files": len(c.inputs),
+                "output_files": outputs,
+                "read_bytes": float(read),
+                "write_bytes": float(written),
+                "input_entries": entries_in,
+                "output_entries": entries_out,
+            }
+        )
 
     def maybe_sample(self) -> None:
-        while self.sim.env.now >= self.next_sample - 1e-9:
+        while self.clock.now >= self.next_sample - 1e-9:
             self.sample()
             self.next_sample += self.interval
 
     def sample(self, force: bool = False) -> None:
-        s = self.sim
-        now = s.env.now
+        n, tree, wc = self.counters, self.tree, self.wc
+        now = self.clock.now
         if force and self.rows and self.rows[-1]["time"] >= now - 1e-12:
             return
-        cur = {"ops": dict(s.ops), "cpu": sum(s.cpu_busy.values()), "dev": s.device.busy_seconds,
-               "user": s.user_bytes, "time": now}
-        last = self._last or {"ops": {k: 0.0 for k in s.ops}, "cpu": 0.0, "dev": 0.0, "user": 0.0, "time": 0.0}
+        cur = {
+            "ops": dict(n.ops),
+            "cpu": sum(n.cpu_busy.values()),
+            "dev": self.device.busy_seconds,
+            "user": n.user_bytes,
+            "time": now,
+        }
+        last = self._last or {"ops": {k: 0.0 for k in n.ops}, "cpu": 0.0, "dev": 0.0, "user": 0.0, "time": 0.0}
         dt = max(now - last["time"], 1e-12)
-        row = {"time": now, "phase": s.phase.name if s.phase else "(drain)"}
-        for op in s.ops:
+        p = self.cursor.phase
+        row = {"time": now, "phase": p.name if p else "(drain)"}
+        for op in n.ops:
             row[f"{op}_ops_per_s"] = (cur["ops"][op] - last["ops"][op]) / dt if now > last["time"] else 0.0
         row["write_mb_per_s"] = (cur["user"] - last["user"]) / dt / 1e6 if now > last["time"] else 0.0
-        row["cpu_util"] = (cur["cpu"] - last["cpu"]) / dt / s.cfg.machine.cores if now > last["time"] else 0.0
+        row["cpu_util"] = (cur["cpu"] - last["cpu"]) / dt / self.cfg.machine.cores if now > last["time"] else 0.0
         row["device_util"] = (cur["dev"] - last["dev"]) / dt if now > last["time"] else 0.0
-        for lvl in range(max(len(s.tree.levels), 7)):
-            L = s.tree.levels[lvl] if lvl < len(s.tree.levels) else None
+        for lvl in range(max(len(tree.levels), 7)):
+            L = tree.levels[lvl] if lvl < len(tree.levels) else None
             row[f"runs_L{lvl}"] = len(L.runs) if L else 0
             row[f"files_L{lvl}"] = len(L.files) if L else 0
             row[f"bytes_L{lvl}"] = L.bytes if L else 0
-        row["sorted_runs"] = len(s.tree.runs())
-        row["memtable_bytes"] = s.tree.memtable.bytes
-        row["immutable_memtables"] = len(s.tree.immutables)
-        row["running_compactions"] = sum(1 for j in s.jobs if j.kind == "compaction")
-        row["pending_compaction_bytes"] = s.pending_compaction_bytes()
-        row["stall"] = s.stall
-        row["delayed_write_rate"] = s.delayed_rate
-        row["write_delay_s"] = s.write_delay
-        row["user_bytes"] = s.user_bytes
-        row["flush_bytes"] = s.flush_bytes
-        row["compaction_write_bytes"] = s.compaction_write_bytes
-        row["write_amp"] = (s.flush_bytes + s.compaction_write_bytes) / s.user_bytes if s.user_bytes else 0.0
-        row["space_bytes"] = s.tree.bytes
+        row["sorted_runs"] = len(tree.runs())
+        row["memtable_bytes"] = tree.memtable.bytes
+        row["immutable_memtables"] = len(tree.immutables)
+        row["running_compactions"] = sum(1 for j in self.running if j.kind == "compaction")
+        row["pending_compaction_bytes"] = wc.pending_bytes(tree)
+        row["stall"] = wc.state
+        row["delayed_write_rate"] = wc.delayed_rate
+        row["write_delay_s"] = wc.write_delay
+        row["user_bytes"] = n.user_bytes
+        row["flush_bytes"] = n.flush_bytes
+        row["compaction_write_bytes"] = n.compaction_write_bytes
+        row["write_amp"] = (n.flush_bytes + n.compaction_write_bytes) / n.user_bytes if n.user_bytes else 0.0
+        row["space_bytes"] = tree.bytes
         h = self._interval_hist
         row["latency_mean_s"] = h.sum / h.total if h.total else float("nan")
         row["latency_p999_s"] = h.percentile(99.9)
         self._interval_hist = LatencyHistogram()
-        row.update(s.device.sample())
+        row.update(self.device.sample())
         if "gc_write_amp" in row:
             row["total_write_amp"] = row["write_amp"] * row["gc_write_amp"]  # Spooky Eq. 2
         self.rows.append(row)
@@ -159,8 +210,7 @@ class Recorder:
     # ------------------------------------------------------------------ at the end
     def _logical_bytes(self) -> tuple[float, int]:
         """Live user bytes (key + value of the newest non-deleted version of each key)."""
-        s = self.sim
-        tree = s.tree
+        tree = self.tree
         parts = [r.samples() for r in tree.runs()]
         mem = [m.samples() for m in [tree.memtable] + tree.immutables]
         mem = [m for m in mem if len(m)]
@@ -181,21 +231,21 @@ class Recorder:
         if not segs:
             return
         # phases without open arrivals between open ones: arrivals stop, queued requests are served
-        filled = []
+        filled: list[tuple] = []
         for seg in segs:
             if filled and seg[0] > filled[-1][1] + 1e-12:
                 prev = filled[-1]
                 filled.append((prev[1], seg[0], prev[2], prev[3], 0.0))
             filled.append(seg)
         segs = filled
-        cfg = self.sim.cfg
-        q = next((p.queries for p in self.sim.phases if p.queries.mode == "open"), None)
+        cfg = self.cfg
+        q = next((p.queries for p in self.cursor.phases if p.queries.mode == "open"), None)
         rng = np.random.default_rng([cfg.seed, 7])
         seg_t = np.array([x[0] for x in segs])
         t_end = segs[-1][1]
         if q is not None and q.arrival == "bursty":
             rates = []
-            for (t0, t1, _, _, lam) in segs:
+            for _t0, _t1, _, _, lam in segs:
                 rates.append(lam)
             t0 = seg_t[0]
             bt, br = queueing.bursty_rates(1.0, q.burst_factor, q.burst_period, q.burst_duty, t_end - t0)
@@ -220,8 +270,8 @@ class Recorder:
         idx = np.sort(rng.choice(lat.size, keep, replace=False)) if keep < lat.size else np.arange(lat.size)
         self.request_samples = pd.DataFrame({"arrival": arrivals[idx], "start": start[idx], "latency_s": lat[idx]})
 
-    def result(self):
-        from ..result import Result, build_summary
+    def result(self, policy):
+        """The run's `Result`; `policy` adds its own summary figures."""
         self._open_loop_latency()
         logical_bytes, live_entries = self._logical_bytes()
         timeseries = pd.DataFrame(self.rows)
@@ -229,9 +279,28 @@ class Recorder:
         if len(compactions):
             compactions["id"] = range(1, len(compactions) + 1)  # in order of completion
         latency = pd.DataFrame([{"op": op, **h.row()} for op, h in sorted(self.hist.items()) if h.total > 0])
-        summary = build_summary(self.sim, logical_bytes, live_entries, latency, compactions)
+        summary = build_summary(
+            self.cfg,
+            self.clock.now,
+            self.cursor.finished,
+            self.counters,
+            self.wc,
+            self.tree,
+            self.device,
+            policy.summary(),
+            logical_bytes,
+            live_entries,
+            latency,
+            compactions,
+        )
         for row in self.phases:
             if row["measure"]:
                 summary[f"phase_{row['phase']}_ops_per_s"] = float(row["ops_per_s"])
-        return Result(summary=summary, timeseries=timeseries, compactions=compactions, latency=latency,
-                      requests=getattr(self, "request_samples", pd.DataFrame()), config=self.sim.cfg)
+        return Result(
+            summary=summary,
+            timeseries=timeseries,
+            compactions=compactions,
+            latency=latency,
+            requests=getattr(self, "request_samples", pd.DataFrame()),
+            config=self.cfg,
+        )

@@ -20,6 +20,7 @@ A flow's rate is the least of its CPU-bound rate, its device allocation and its 
 With reserved cores, flows marked `reserved` share those cores and all others the rest (pinned
 threads: CPU one pool leaves idle is not lent to the other); the device stays one resource.
 """
+
 from __future__ import annotations
 
 import math
@@ -31,13 +32,13 @@ class Flow:
     name: str
     io_class: int
     threads: int
-    cpu: float          # CPU seconds per unit of progress (on one thread)
-    dev: float          # device seconds per unit
-    sync: float = 0.0   # synchronous I/O wait per unit (closed-loop foreground threads)
+    cpu: float  # CPU seconds per unit of progress (on one thread)
+    dev: float  # device seconds per unit
+    sync: float = 0.0  # synchronous I/O wait per unit (closed-loop foreground threads)
     cap: float = math.inf
     rate: float = 0.0
     cpu_share: float = 0.0  # cores per thread allotted
-    held: bool = False      # limited by the device or its cap rather than by CPU
+    held: bool = False  # limited by the device or its cap rather than by CPU
     reserved: bool = False  # runs on the reserved cores
 
     def thread_rate(self, share: float) -> float:
@@ -87,8 +88,9 @@ def _cpu_shares(active: list[Flow], demand: list[float], pools: dict[bool, float
     return shares
 
 
-def solve(flows: list[Flow], cores: float, switch_overhead: float, iterations: int = 8,
-          reserved_cores: float = 0.0) -> float:
+def solve(
+    flows: list[Flow], cores: float, switch_overhead: float, iterations: int = 8, reserved_cores: float = 0.0
+) -> float:
     """Set each flow's `rate` and `cpu_share`; return the device utilisation (0..1)."""
     for f in flows:
         f.rate = 0.0
@@ -122,7 +124,7 @@ def solve(flows: list[Flow], cores: float, switch_overhead: float, iterations: i
         util = 1.0 - left
         # a thread held back by the device or its cap needs only what it uses; the rest is freed
         new = []
-        for f, d in zip(active, demand):
+        for f, _d in zip(active, demand):
             if f.cpu <= 0:
                 new.append(0.0)
                 continue

@@ -6,6 +6,7 @@ wraps around), or, when free space is too fragmented for one extent, several ext
 same order. `free` returns the file's extents so the caller can TRIM them, and merges them back
 into the sorted free list, coalescing with free neighbours.
 """
+
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
@@ -30,11 +31,11 @@ class ExtentAllocator:
         if total_pages <= 0:
             raise ValueError(f"total_pages must be > 0, got {total_pages}")
         self.total_pages = total_pages
-        self._starts: list[int] = [0]             # sorted starts of free extents
+        self._starts: list[int] = [0]  # sorted starts of free extents
         self._lens: dict[int, int] = {0: total_pages}
         self._free = total_pages
         self._files: dict[object, list[tuple[int, int]]] = {}
-        self._cursor = 0                          # next-fit rover: where the last allocation ended
+        self._cursor = 0  # next-fit rover: where the last allocation ended
 
     # ---------------------------------------------------------------- queries
     @property
@@ -83,19 +84,21 @@ class ExtentAllocator:
         if need < 0:
             raise ValueError(f"npages must be >= 0, got {npages}")
         if need > self._free:
-            raise DeviceFullError(f"cannot allocate {need} pages for file {file_id!r}: only {self._free} of "
-                                  f"{self.total_pages} logical pages are free")
+            raise DeviceFullError(
+                f"cannot allocate {need} pages for file {file_id!r}: only {self._free} of "
+                f"{self.total_pages} logical pages are free"
+            )
         out: list[tuple[int, int]] = []
         if need:
             starts, lens = self._starts, self._lens
             k = bisect_left(starts, self._cursor)
             order = chain(range(k, len(starts)), range(0, k))
             j = next((j for j in order if lens[starts[j]] >= need), None)
-            if j is not None:                     # next fit: one extent
+            if j is not None:  # next fit: one extent
                 s = starts[j]
                 out.append((s, need))
                 self._take(j, need)
-            else:                                 # fragmented: consecutive extents in next-fit order
+            else:  # fragmented: consecutive extents in next-fit order
                 picks, left = [], need
                 for j in chain(range(k, len(starts)), range(0, k)):
                     s = starts[j]
@@ -112,7 +115,7 @@ class ExtentAllocator:
             if self._cursor >= self.total_pages:
                 self._cursor = 0
         ex = self._files.setdefault(file_id, [])
-        for s, n in out:                          # merge with the file's last extent when contiguous
+        for s, n in out:  # merge with the file's last extent when contiguous
             if ex and ex[-1][0] + ex[-1][1] == s:
                 ex[-1] = (ex[-1][0], ex[-1][1] + n)
             else:
@@ -144,13 +147,13 @@ class ExtentAllocator:
         if (i > 0 and starts[i - 1] + lens[starts[i - 1]] > s) or (i < len(starts) and s + n > starts[i]):
             raise InvariantError(f"extent ({s}, {n}) overlaps free space")
         self._free += n
-        if i > 0 and starts[i - 1] + lens[starts[i - 1]] == s:       # merge left
+        if i > 0 and starts[i - 1] + lens[starts[i - 1]] == s:  # merge left
             i -= 1
             s = starts[i]
             n += lens[s]
         else:
             starts.insert(i, s)
-        if i + 1 < len(starts) and s + n == starts[i + 1]:           # merge right
+        if i + 1 < len(starts) and s + n == starts[i + 1]:  # merge right
             n += lens.pop(starts[i + 1])
             del starts[i + 1]
         lens[s] = n

@@ -7,6 +7,7 @@ model predicts a mean-value latency; it is compared with fio's median, and the o
 are predicted from the shape of the same direction's queue-depth-1 distribution (percentile /
 median), which the profile stores.
 """
+
 from __future__ import annotations
 
 import math
@@ -49,15 +50,27 @@ class Profile:
 
     def to_device(self, source: str, capacity: float) -> dict:
         """The profile as a device preset (`device:` section)."""
+
         def direction(d: Direction) -> dict:
-            return {"latency": f"{d.latency * 1e6:.3f}us", "stream_bandwidth": f"{d.stream_bandwidth / 1e6:.3f}MB/s",
-                    "bandwidth": f"{d.bandwidth / 1e6:.3f}MB/s", "iops": f"{d.iops:.1f}/s"}
+            return {
+                "latency": f"{d.latency * 1e6:.3f}us",
+                "stream_bandwidth": f"{d.stream_bandwidth / 1e6:.3f}MB/s",
+                "bandwidth": f"{d.bandwidth / 1e6:.3f}MB/s",
+                "iops": f"{d.iops:.1f}/s",
+            }
+
         # the fit finds the number of independent units, not how they split into channels
-        return {"model": "ssd", "source": source, "capacity": int(capacity),
-                "channels": int(self.parallel_units), "dies_per_channel": 1,
-                "read": direction(self.read), "write": direction(self.write),
-                "host_per_io": f"{self.host_per_io * 1e6:.3f}us",
-                "latency_shape": {k: {float(p): float(r) for p, r in v.items()} for k, v in self.shape.items()}}
+        return {
+            "model": "ssd",
+            "source": source,
+            "capacity": int(capacity),
+            "channels": int(self.parallel_units),
+            "dies_per_channel": 1,
+            "read": direction(self.read),
+            "write": direction(self.write),
+            "host_per_io": f"{self.host_per_io * 1e6:.3f}us",
+            "latency_shape": {k: {float(p): float(r) for p, r in v.items()} for k, v in self.shape.items()},
+        }
 
 
 def _initial(results: list[FioJobResult], direction: str) -> np.ndarray:
@@ -80,8 +93,10 @@ def _initial(results: list[FioJobResult], direction: str) -> np.ndarray:
 
 
 def _observations(results: list[FioJobResult]):
-    return [(r.spec.block_size(direction), _qd(r.spec), r.spec.read_fraction, direction, d.bandwidth, _p50(d), r.name)
-            for r, direction, d in _measured(results)]
+    return [
+        (r.spec.block_size(direction), _qd(r.spec), r.spec.read_fraction, direction, d.bandwidth, _p50(d), r.name)
+        for r, direction, d in _measured(results)
+    ]
 
 
 def _predict(timing: SSDTiming, size, qd, f, direction):
@@ -122,9 +137,14 @@ def fit(results: list[FioJobResult]) -> tuple[Profile, list[dict]]:
     shape = {}
     for direction in ("read", "write"):
         # the least-queued small-request trace of the direction (queue depth 1 when recorded)
-        cands = sorted((_qd(r.spec), r.spec.mixed, i) for i, r in enumerate(results)
-                       if direction in r.directions and r.spec.block_size(direction) <= 16384
-                       and r.directions[direction].clat and r.directions[direction].clat.percentiles)
+        cands = sorted(
+            (_qd(r.spec), r.spec.mixed, i)
+            for i, r in enumerate(results)
+            if direction in r.directions
+            and r.spec.block_size(direction) <= 16384
+            and r.directions[direction].clat
+            and r.directions[direction].clat.percentiles
+        )
         if cands:
             qd, _, i = cands[0]
             c = results[i].directions[direction].clat
@@ -177,8 +197,15 @@ def _model_row(timing: SSDTiming, shape: dict, spec: FioJobSpec, direction: str)
     """The model's bandwidth, IOPS and latency percentiles for one direction of a fio job."""
     size, qd = spec.block_size(direction), _qd(spec)
     bw, lat = _predict(timing, size, qd, spec.read_fraction, direction)
-    row = {"job": spec.name, "direction": direction, "bs": size, "qd": qd, "bw_model": bw,
-           "iops_model": bw / size, "mean_lat_model": lat}
+    row = {
+        "job": spec.name,
+        "direction": direction,
+        "bs": size,
+        "qd": qd,
+        "bw_model": bw,
+        "iops_model": bw / size,
+        "mean_lat_model": lat,
+    }
     for pct in (50.0, 99.0):
         row[f"p{pct:g}_model"] = percentile(timing, shape, size, qd, spec.read_fraction, direction, pct, lat)
     return row
@@ -189,8 +216,15 @@ def compare(timing: SSDTiming, shape: dict, results: list[FioJobResult]) -> list
     rows = []
     for r, direction, d in _measured(results):
         row = _model_row(timing, shape, r.spec, direction)
-        row.update({"job": r.name, "bw_measured": d.bandwidth, "iops_measured": d.iops,
-                    "p50_measured": _pct(d, 50.0), "p99_measured": _pct(d, 99.0)})
+        row.update(
+            {
+                "job": r.name,
+                "bw_measured": d.bandwidth,
+                "iops_measured": d.iops,
+                "p50_measured": _pct(d, 50.0),
+                "p99_measured": _pct(d, 99.0),
+            }
+        )
         rows.append(row)
     return rows
 
@@ -208,14 +242,14 @@ def _pct(d, pct):
 
 def replay(timing: SSDTiming, shape: dict, specs: list[FioJobSpec]) -> list[dict]:
     """What the model predicts for fio jobs (no measurements)."""
-    return [_model_row(timing, shape, s, direction) for s in specs for direction in s.directions
-            if direction != "trim"]
+    return [_model_row(timing, shape, s, direction) for s in specs for direction in s.directions if direction != "trim"]
 
 
 def load_profile(path: str | Path) -> Profile:
     """A device YAML (preset or calibrated profile) as a timing profile."""
     from ..config import SSDDeviceConfig, _deep_merge  # noqa: F401
     from .presets import load_preset
+
     data = yaml.safe_load(Path(path).read_text())
     if isinstance(data, dict) and "device" in data:
         data = data["device"]
@@ -225,6 +259,8 @@ def load_profile(path: str | Path) -> Profile:
         data = _deep_merge(load_preset(data["preset"]), data)
     cfg = SSDDeviceConfig.model_validate({**data, "model": "ssd"})
     shape = {k: {float(p): float(r) for p, r in v.items()} for k, v in (cfg.latency_shape or {}).items()}
-    from .device import _direction
-    return Profile(_direction(cfg.read), _direction(cfg.write), shape, cfg.host_per_io,
-                   cfg.channels * cfg.dies_per_channel)
+    from ..devices.ssd import _direction
+
+    return Profile(
+        _direction(cfg.read), _direction(cfg.write), shape, cfg.host_per_io, cfg.channels * cfg.dies_per_channel
+    )

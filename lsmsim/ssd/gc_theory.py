@@ -46,6 +46,7 @@ Caveats when comparing with a simulation: the model assumes every logical page h
 ignores the free blocks the FTL keeps in reserve and its partially written open blocks; pass the
 effective spare factor (lsmsim.ssd.ftl.FTL.spare_factor) and use many erase blocks.
 """
+
 from __future__ import annotations
 
 import numpy as np

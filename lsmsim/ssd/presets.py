@@ -1,4 +1,5 @@
 """Device presets: YAML files in lsmsim/presets/devices/, each citing the numbers it holds."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -38,6 +38,7 @@ queueing.
 For the kernel, I/O becomes device-busy seconds: sequential bytes / bandwidth, random block
 reads / iops; garbage-collection copies cost a flash read plus a program per mapped unit.
 """
+
 from __future__ import annotations
 
 import math
@@ -49,10 +50,10 @@ STRIPE = 16384.0  # bytes per parallel unit of one request: a NAND page of TLC f
 
 @dataclass(frozen=True)
 class Direction:
-    latency: float           # s, one 4KiB request, queue depth 1
+    latency: float  # s, one 4KiB request, queue depth 1
     stream_bandwidth: float  # B/s, one request's transfer once started
-    bandwidth: float         # B/s, maximum for large requests
-    iops: float              # requests/s, maximum for small requests
+    bandwidth: float  # B/s, maximum for large requests
+    iops: float  # requests/s, maximum for small requests
 
     def service_time(self, size: float) -> float:
         return self.latency + max(0.0, size - KIB4) / self.stream_bandwidth
@@ -64,6 +65,7 @@ class Direction:
 @dataclass(frozen=True)
 class Performance:
     """What a job sees: per direction bandwidth (B/s), IOPS and mean latency (s)."""
+
     read_bw: float
     read_iops: float
     read_lat: float
@@ -80,8 +82,7 @@ class SSDTiming:
     it is what bends the IOPS curve before the device saturates. `parallel_units` is
     channels x dies (1: the array is a single centre)."""
 
-    def __init__(self, read: Direction, write: Direction, host_per_io: float = 0.0,
-                 parallel_units: float = 1.0):
+    def __init__(self, read: Direction, write: Direction, host_per_io: float = 0.0, parallel_units: float = 1.0):
         self.read = read
         self.write = write
         self.host_per_io = host_per_io
@@ -115,8 +116,14 @@ class SSDTiming:
         queue = k * (rk - d) + (rh - h)  # waiting beyond the centres' own demands
         lat_r = zr + k * dr + h + queue
         lat_w = zw + k * dw + h + queue
-        return Performance(read_bw=x * f * size, read_iops=x * f, read_lat=lat_r,
-                           write_bw=x * (1 - f) * size, write_iops=x * (1 - f), write_lat=lat_w)
+        return Performance(
+            read_bw=x * f * size,
+            read_iops=x * f,
+            read_lat=lat_r,
+            write_bw=x * (1 - f) * size,
+            write_iops=x * (1 - f),
+            write_lat=lat_w,
+        )
 
     # ---------------------------------------------------------------- for the kernel
     def seconds(self, read_bytes: float, write_bytes: float, random_reads: float) -> float:

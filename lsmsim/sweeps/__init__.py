@@ -1,4 +1,5 @@
 """Sweeps: YAML expansion (spec), result store (store), executors (local, Dask) and the runner."""
+
 from .results import SweepResults
 from .runner import SweepRun, run_sweep
 from .spec import Point, Sweep, load_sweep

@@ -5,6 +5,7 @@ Workers only simulate: `run_point` takes a resolved config (a plain dict, so it 
 machine) and returns the `Result`; the sweep process writes it. A Dask cluster therefore needs no
 shared file system, and only one process ever writes the store.
 """
+
 from __future__ import annotations
 
 import concurrent.futures as cf
@@ -15,10 +16,13 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..config import load_config
+from ..sim import simulate
+
 
 @dataclass
 class Outcome:
-    result: object = None       # Result
+    result: object = None  # Result
     runtime_s: float = 0.0
     error: str = ""
     traceback: str = ""
@@ -28,17 +32,17 @@ def run_point(config: dict, marker_dir: str | None = None, point_id: str = "") -
     """Simulate one point. Exceptions come back as an Outcome (the sweep records them and goes on);
     `marker_dir` gets a file naming this process while it runs, so a worker that dies is blamed on
     the point it was running."""
-    from ..api import run
     marker = None
     if marker_dir:
         marker = Path(marker_dir) / f"{point_id}.{os.getpid()}"
         marker.touch()
     t = time.perf_counter()
     try:
-        return Outcome(result=run(config), runtime_s=time.perf_counter() - t)
+        return Outcome(result=simulate(load_config(config)), runtime_s=time.perf_counter() - t)
     except Exception as e:  # noqa: BLE001 - a failing point is data, not a crash of the sweep
-        return Outcome(error=f"{type(e).__name__}: {e}", traceback=traceback.format_exc(),
-                       runtime_s=time.perf_counter() - t)
+        return Outcome(
+            error=f"{type(e).__name__}: {e}", traceback=traceback.format_exc(), runtime_s=time.perf_counter() - t
+        )
     finally:
         if marker is not None:
             marker.unlink(missing_ok=True)
@@ -49,6 +53,7 @@ def _warm():
     to handle (it stops the workers), so workers ignore SIGINT."""
     import signal
     import sys
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # the pool SIGTERMs the survivors when one worker dies: exit cleanly so their running-point
     # markers are removed and only the point whose worker died is blamed
@@ -58,6 +63,7 @@ def _warm():
 
 class LocalExecutor:
     """A pool of `jobs` spawned worker processes (spawn: no state forked from the parent's threads)."""
+
     name = "local"
     may_crash = True  # a worker can die (OOM killer, kill -9): BrokenProcessPool, see runner
 
@@ -97,6 +103,7 @@ class DaskExecutor:
     """Dask distributed: an existing scheduler (`tcp://host:port`) or a LocalCluster of `jobs`
     single-threaded worker processes. Dask itself retries points whose worker died and gives up
     with KilledWorker, which the sweep records as that point's failure."""
+
     name = "dask"
     may_crash = False
 
@@ -113,8 +120,9 @@ class DaskExecutor:
         if self.scheduler:
             self.client = Client(self.scheduler, timeout="30s")
         else:
-            self.cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
-                                        dashboard_address=None, silence_logs=40)
+            self.cluster = LocalCluster(
+                n_workers=self.jobs, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+            )
             self.client = Client(self.cluster)
         self.client.run(_warm)
 
@@ -123,6 +131,7 @@ class DaskExecutor:
 
     def wait(self, futures, timeout: float):
         from distributed import wait
+
         try:
             done, _ = wait(list(futures), timeout=timeout, return_when="FIRST_COMPLETED")
         except TimeoutError:

@@ -1,10 +1,12 @@
 """A sweep's results for exploration: the combined table plus access to each point's DataFrames."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pandas as pd
 
+from ..atomic import atomic_write
 from .store import Store
 
 _META = ("point_id", "status", "error", "runtime_s")
@@ -19,6 +21,7 @@ class SweepResults:
         self.table = self.store.table() if table is None else table
         if params is None:
             import json
+
             params = []
             for d in sorted(self.store.points.glob("*/point.json")) if self.store.points.is_dir() else []:
                 params += [k for k in json.loads(d.read_text())["params"] if k not in params]
@@ -44,13 +47,15 @@ class SweepResults:
 
     def view(self, metrics: list[str] | None = None) -> pd.DataFrame:
         """Parameters and a few headline metrics (or `metrics`) per point."""
-        metrics = metrics or [m for m in ("throughput_ops_per_s", "write_amp", "space_amp", "latency_query_p99_s")
-                              if m in self.table]
+        metrics = metrics or [
+            m for m in ("throughput_ops_per_s", "write_amp", "space_amp", "latency_query_p99_s") if m in self.table
+        ]
         return self.table[[c for c in [*self.params, "status", *metrics] if c in self.table]]
 
     def plot(self, x: str, y: str, hue: str | None = "variant", ax=None, path: str | Path | None = None):
         """y against x, one line per value of `hue` (mean over seeds). Returns the Figure."""
         from matplotlib.figure import Figure
+
         df = self.table[self.table["status"] == "ok"] if "status" in self.table else self.table
         for col in (x, y):
             if col not in df:
@@ -68,7 +73,6 @@ class SweepResults:
             ax.legend(title=hue)
         ax.grid(alpha=0.3)
         if path is not None:
-            from ..result import atomic_write
             atomic_write(Path(path), lambda p: fig.savefig(p, format=Path(path).suffix.lstrip(".") or "png", dpi=110))
         return fig
 

@@ -5,11 +5,11 @@ worker process that dies (kill -9, the OOM killer) breaks the process pool: the 
 the points it was running are blamed (a marker file names them) and retried once, and the others
 are resubmitted. Ctrl-C stops at once; finished points stay, nothing partial is left.
 """
+
 from __future__ import annotations
 
 import shutil
 import tempfile
-import time
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +26,7 @@ MAX_CRASHES = 2  # a point whose worker died this many times is recorded as fail
 @dataclass
 class SweepRun:
     """What `run_sweep` did: the combined table and the counts."""
+
     store: Store
     table: pd.DataFrame
     ran: int
@@ -37,8 +38,15 @@ class SweepRun:
         return self.failed == 0
 
 
-def run_sweep(sweep: Sweep, out: str | Path | None = None, jobs: int | None = None, executor: str = "local",
-              scheduler: str | None = None, progress: bool = True, retry_failed: bool = True) -> SweepRun:
+def run_sweep(
+    sweep: Sweep,
+    out: str | Path | None = None,
+    jobs: int | None = None,
+    executor: str = "local",
+    scheduler: str | None = None,
+    progress: bool = True,
+    retry_failed: bool = True,
+) -> SweepRun:
     """Run the points of `sweep` not finished yet into `out` (default results/<name>)."""
     store = Store(out or default_out(sweep))
     lock = store.lock()
@@ -50,6 +58,7 @@ def run_sweep(sweep: Sweep, out: str | Path | None = None, jobs: int | None = No
 
 def _run(sweep, store, jobs, executor, scheduler, progress, retry_failed) -> SweepRun:
     from tqdm.auto import tqdm
+
     store.clean_partial()
     store.write_spec(sweep.spec, sweep.scale)
     done = store.done_ids()
@@ -58,8 +67,9 @@ def _run(sweep, store, jobs, executor, scheduler, progress, retry_failed) -> Swe
         failed_before = {f.stem for f in store.failed.glob("*.json")} if store.failed.is_dir() else set()
         todo = [p for p in todo if p.id not in failed_before]
     skipped = len(sweep.points) - len(todo)
-    bar = tqdm(total=len(sweep.points), initial=skipped, disable=not progress, unit="pt",
-               desc=sweep.name, dynamic_ncols=True)
+    bar = tqdm(
+        total=len(sweep.points), initial=skipped, disable=not progress, unit="pt", desc=sweep.name, dynamic_ncols=True
+    )
     failed = 0
     ran = 0
     if todo:
@@ -128,8 +138,12 @@ def _recover(ex, pending: dict, markers: Path | None, crashes: dict, store: Stor
         if p.id in blamed:
             crashes[p.id] = crashes.get(p.id, 0) + 1
             if crashes[p.id] >= MAX_CRASHES:
-                store.save_failure(p, f"worker process died {crashes[p.id]} times while running this point "
-                                      "(killed, or out of memory)", "", 0.0)
+                store.save_failure(
+                    p,
+                    f"worker process died {crashes[p.id]} times while running this point (killed, or out of memory)",
+                    "",
+                    0.0,
+                )
                 failed += 1
                 bar.update(1)
                 continue

@@ -23,6 +23,7 @@ of the results table and changes no config field. Points are applied in the orde
 variant, zip row, grid combination, seed. A point's id is the hash of its resolved config and the
 lsmsim version (Hydra/desmod style: the same point is never run twice, a changed one always is).
 """
+
 from __future__ import annotations
 
 import copy
@@ -36,7 +37,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .. import __version__
+from .._version import __version__
 from ..config import Config, _deep_merge, _validation_errors, read_yaml, validate
 from ..errors import ConfigError
 
@@ -47,16 +48,18 @@ class _Axes(BaseModel):
     model_config = ConfigDict(extra="forbid")
     set: dict[str, Any] = Field(default_factory=dict, description="path -> value for every point")
     variants: dict[str, dict[str, Any]] | str | None = Field(
-        None, description="name -> {path: value}, or a YAML file holding that mapping")
+        None, description="name -> {path: value}, or a YAML file holding that mapping"
+    )
     grid: dict[str, list[Any]] | None = Field(None, description="path -> values (cartesian product)")
     zip: dict[str, list[Any]] | list[dict[str, list[Any]]] | None = Field(
-        None, description="path -> values (paired, equal lengths); a list of such groups is crossed")
+        None, description="path -> values (paired, equal lengths); a list of such groups is crossed"
+    )
     seeds: int | list[int] | None = Field(None, description="replicates: a count or explicit seeds")
 
     @field_validator("grid", "zip")
     @classmethod
     def _non_empty(cls, v):
-        for group in (v if isinstance(v, list) else [v or {}]):
+        for group in v if isinstance(v, list) else [v or {}]:
             for k, vals in group.items():
                 if not vals:
                     raise ValueError(f"{k}: needs at least one value")
@@ -65,7 +68,7 @@ class _Axes(BaseModel):
     @field_validator("zip")
     @classmethod
     def _equal_lengths(cls, v):
-        for group in (v if isinstance(v, list) else [v] if v else []):
+        for group in v if isinstance(v, list) else [v] if v else []:
             if len({len(x) for x in group.values()}) > 1:
                 lens = ", ".join(f"{k}: {len(x)}" for k, x in group.items())
                 raise ValueError(f"zip lists must have equal lengths ({lens})")
@@ -83,6 +86,7 @@ class _Axes(BaseModel):
 
 class SweepSection(_Axes):
     """The `sweep:` section."""
+
     name: str | None = None
     base: str | None = None
     scales: dict[str, _Axes] = Field(default_factory=dict)
@@ -91,6 +95,7 @@ class SweepSection(_Axes):
 @dataclass
 class Point:
     """One configuration to run: its id, the values that vary, and the resolved config."""
+
     id: str
     params: dict
     config: Config
@@ -112,6 +117,7 @@ class Sweep:
     def table(self):
         """The points as a DataFrame (id + varying parameters)."""
         import pandas as pd
+
         return pd.DataFrame([{"point_id": p.id, **p.params} for p in self.points])
 
 
@@ -169,15 +175,24 @@ def load_sweep(path_or_data: str | Path | dict, scale: str | None = None) -> Swe
         data, source, here = read_yaml(path_or_data), str(path_or_data), Path(path_or_data).resolve().parent
     raw = data.pop("sweep", None)
     if not isinstance(raw, dict):
-        raise ConfigError(source, [("sweep", "missing: a sweep file needs a `sweep:` section "
-                                             "(variants, grid, zip, seeds); to run one config use `lsmsim run`")])
+        raise ConfigError(
+            source,
+            [
+                (
+                    "sweep",
+                    "missing: a sweep file needs a `sweep:` section "
+                    "(variants, grid, zip, seeds); to run one config use `lsmsim run`",
+                )
+            ],
+        )
     try:
         sec = SweepSection.model_validate(raw)
     except ValidationError as e:
-        raise ConfigError(source, [(f"sweep.{p}" if p != "(top level)" else "sweep", m)
-                                   for p, m in _validation_errors(e)]) from None
+        raise ConfigError(
+            source, [(f"sweep.{p}" if p != "(top level)" else "sweep", m) for p, m in _validation_errors(e)]
+        ) from None
     if sec.base:
-        base_path = (here / sec.base)
+        base_path = here / sec.base
         data = _deep_merge(read_yaml(base_path), data)
     axes = _scaled(sec, scale, source)
     if isinstance(axes.variants, str):
@@ -191,11 +206,20 @@ def load_sweep(path_or_data: str | Path | dict, scale: str | None = None) -> Swe
     ids = {}
     for p in points:
         if p.id in ids:
-            raise ConfigError(source, [("sweep", f"points {ids[p.id]} and {p.params} resolve to the same config "
-                                                 "(a label without a config path, or repeated values?)")])
+            raise ConfigError(
+                source,
+                [
+                    (
+                        "sweep",
+                        f"points {ids[p.id]} and {p.params} resolve to the same config "
+                        "(a label without a config path, or repeated values?)",
+                    )
+                ],
+            )
         ids[p.id] = p.params
-    return Sweep(name=str(name), source=source, points=points, scale=scale,
-                 spec={**data, "sweep": _self_contained(raw, here)})
+    return Sweep(
+        name=str(name), source=source, points=points, scale=scale, spec={**data, "sweep": _self_contained(raw, here)}
+    )
 
 
 def _self_contained(raw: dict, here: Path) -> dict:
@@ -235,10 +259,16 @@ def _expand(base: dict, axes: _Axes, source: str):
         if seed0 < 0:
             raise ValueError
     except (TypeError, ValueError):
-        raise ConfigError(source, [("seed", f"must be an integer >= 0 (seeds are derived from it), got "
-                                            f"{base.get('seed')!r}")]) from None
-    seeds = ([None] if axes.seeds is None else
-             derive_seeds(seed0, axes.seeds) if isinstance(axes.seeds, int) else list(axes.seeds))
+        raise ConfigError(
+            source, [("seed", f"must be an integer >= 0 (seeds are derived from it), got {base.get('seed')!r}")]
+        ) from None
+    seeds = (
+        [None]
+        if axes.seeds is None
+        else derive_seeds(seed0, axes.seeds)
+        if isinstance(axes.seeds, int)
+        else list(axes.seeds)
+    )
     for vname, vover in variants:
         for zrow in zip_rows:
             for grow in grid_rows:
@@ -263,8 +293,10 @@ def _point(base: dict, overrides: dict, params: dict, source: str) -> Point:
     where = ", ".join(f"{k}={v}" for k, v in params.items()) or "the base config"
     for path, value in overrides.items():
         if not is_config_path(path):
-            raise ConfigError(source, [(path, f"(in {where}) is not a config path; paths start with one of "
-                                              f"{', '.join(sorted(SECTIONS))}")])
+            raise ConfigError(
+                source,
+                [(path, f"(in {where}) is not a config path; paths start with one of {', '.join(sorted(SECTIONS))}")],
+            )
         try:
             set_path(data, path, value)
         except KeyError as e:
@@ -279,5 +311,7 @@ def _point(base: dict, overrides: dict, params: dict, source: str) -> Point:
 def _plain(params: dict) -> dict:
     """Parameter values as table cells: strings and numbers stay, mappings and lists become compact
     JSON (a column mixing types is made text by the store)."""
-    return {k: (v if isinstance(v, (int, float, str, bool)) or v is None else json.dumps(v, sort_keys=True))
-            for k, v in params.items()}
+    return {
+        k: (v if isinstance(v, (int, float, str, bool)) or v is None else json.dumps(v, sort_keys=True))
+        for k, v in params.items()
+    }

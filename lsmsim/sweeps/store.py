@@ -13,21 +13,22 @@ A point is written into a hidden temporary folder that is renamed into place onl
 so an interrupted sweep (Ctrl-C, kill -9) leaves finished points whole and no partial ones; the
 next run skips every id that has a folder. `results.parquet` is rebuilt from the folders.
 """
+
 from __future__ import annotations
 
 import fcntl
 import json
 import os
 import shutil
-import tempfile
 import time
 from pathlib import Path
 
 import pandas as pd
 import yaml
 
+from ..atomic import atomic_dir, atomic_write
 from ..errors import LsmsimError
-from ..result import Result, atomic_write
+from ..result import Result
 
 PARAM_PREFIX = ""  # parameters keep their names (paths, labels, variant, seed)
 
@@ -58,8 +59,9 @@ class Store:
     def write_spec(self, spec: dict, scale: str | None) -> None:
         """The sweep, self-contained (see spec._self_contained); the scale it ran at is in a comment."""
         head = f"# ran at scale {scale or 'default'}: lsmsim sweep sweep.yaml --scale {scale or 'default'}\n"
-        atomic_write(self.root / "sweep.yaml",
-                     lambda p: Path(p).write_text(head + yaml.safe_dump(spec, sort_keys=False)))
+        atomic_write(
+            self.root / "sweep.yaml", lambda p: Path(p).write_text(head + yaml.safe_dump(spec, sort_keys=False))
+        )
 
     def lock(self):
         """Hold an exclusive lock on this results folder while a sweep writes it (a second run of the
@@ -72,8 +74,10 @@ class Store:
             f.seek(0)
             holder = f.read().strip()
             f.close()
-            raise LsmsimError(f"{self.root}: another lsmsim sweep is writing these results"
-                              f"{f' (pid {holder})' if holder else ''}; wait for it or use another --out") from None
+            raise LsmsimError(
+                f"{self.root}: another lsmsim sweep is writing these results"
+                f"{f' (pid {holder})' if holder else ''}; wait for it or use another --out"
+            ) from None
         f.seek(0)
         f.truncate()
         f.write(str(os.getpid()))
@@ -82,33 +86,33 @@ class Store:
 
     # ------------------------------------------------------------------ points
     def save_point(self, point, result: Result, runtime_s: float) -> Path:
-        self.points.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=self.points, prefix=".tmp-"))
-        try:
+        def fill(tmp: Path) -> None:
             result.save(tmp)
-            meta = {"point_id": point.id, "params": point.params, "runtime_s": runtime_s,
-                    "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+            meta = {
+                "point_id": point.id,
+                "params": point.params,
+                "runtime_s": runtime_s,
+                "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            }
             (tmp / "point.json").write_text(json.dumps(meta, indent=2, default=str))
             _row(point.id, point.params, "ok", runtime_s, result.summary).to_parquet(tmp / "row.parquet", index=False)
-            os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700; a point folder is an ordinary folder
-            _fsync_tree(tmp)  # the rename must not reach the disk before the files it publishes
-            final = self.points / point.id
-            if final.exists():  # finished before (a results folder copied over, say)
-                shutil.rmtree(tmp)
-            else:
-                os.rename(tmp, final)
-                _fsync(self.points)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+
+        atomic_dir(self.points / point.id, fill)  # a point finished before (results copied over, say) is kept
         (self.failed / f"{point.id}.json").unlink(missing_ok=True)
         return self.points / point.id
 
     def save_failure(self, point, error: str, tb: str, runtime_s: float) -> None:
-        rec = {"point_id": point.id, "params": point.params, "error": error, "traceback": tb,
-               "runtime_s": runtime_s, "config": point.config_dict}
-        atomic_write(self.failed / f"{point.id}.json",
-                     lambda p: Path(p).write_text(json.dumps(rec, indent=2, default=str)))
+        rec = {
+            "point_id": point.id,
+            "params": point.params,
+            "error": error,
+            "traceback": tb,
+            "runtime_s": runtime_s,
+            "config": point.config_dict,
+        }
+        atomic_write(
+            self.failed / f"{point.id}.json", lambda p: Path(p).write_text(json.dumps(rec, indent=2, default=str))
+        )
 
     # ------------------------------------------------------------------ table
     def table(self, ids: list[str] | None = None) -> pd.DataFrame:
@@ -122,14 +126,15 @@ class Store:
             for f in self.failed.glob("*.json"):
                 if f.stem not in rows:
                     rec = json.loads(f.read_text())
-                    rows[f.stem] = _row(f.stem, rec["params"], "failed", rec.get("runtime_s", float("nan")), {},
-                                        error=rec["error"])
+                    rows[f.stem] = _row(
+                        f.stem, rec["params"], "failed", rec.get("runtime_s", float("nan")), {}, error=rec["error"]
+                    )
         order = ids if ids is not None else sorted(rows)
         frames = [rows[i] for i in order if i in rows]
         if not frames:
             return pd.DataFrame(columns=["point_id", "status", "error", "runtime_s"])
         df = pd.concat(frames, ignore_index=True)
-        for col in df.columns[df.dtypes == object]:  # a parameter given as 1MiB and 2097152: text
+        for col in df.columns[df.dtypes == object]:  # noqa: E721 (pandas dtypes) a parameter given as 1MiB and 2097152: text
             if len({type(v) for v in df[col].dropna()}) > 1:
                 df[col] = df[col].map(lambda v: v if v is None or isinstance(v, str) else str(v))
         return df
@@ -144,32 +149,13 @@ class Store:
         d = self.points / point_id
         if not d.is_dir():
             raise KeyError(f"{self.root}: no finished point {point_id}")
-        out = {name: pd.read_parquet(d / f"{name}.parquet")
-               for name in ("timeseries", "compactions", "latency", "requests") if (d / f"{name}.parquet").exists()}
+        out = {
+            name: pd.read_parquet(d / f"{name}.parquet")
+            for name in ("timeseries", "compactions", "latency", "requests")
+            if (d / f"{name}.parquet").exists()
+        }
         out["summary"] = json.loads((d / "summary.json").read_text())
         return out
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _fsync_tree(root: Path) -> None:
-    """fsync every file of a folder, then the folder (a power loss leaves it whole or absent)."""
-    for p in root.rglob("*"):
-        if p.is_file():
-            _fsync(p)
-    _fsync(root)
 
 
 def _row(point_id: str, params: dict, status: str, runtime_s: float, summary: dict, error: str = "") -> pd.DataFrame:

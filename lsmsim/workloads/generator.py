@@ -5,6 +5,7 @@ hash space are kept as samples (e = entries_per_sample): sampling by key, not by
 versions of a sampled key, so deduplication and overlap measured on samples are unbiased for the
 full key set. Sequence numbers count every real write, so sampled seqnos keep their real order.
 """
+
 from __future__ import annotations
 
 import numba
@@ -12,7 +13,8 @@ import numpy as np
 
 from ..config import PhaseConfig
 from ..lsm.sstable import Samples
-from .keys import HotSetSampler, KeySampler, make_sampler
+from .hotset import HotSetSampler
+from .keys import KeySampler, make_sampler
 
 
 @numba.njit(cache=True)
@@ -38,8 +40,12 @@ def sampler_for(phase: PhaseConfig, num: int, seed: int = 0) -> KeySampler:
     """The phase's key sampler over [0, num). With `keys.hot_keys` = H, the distribution picks one
     of H hot keys spread evenly over the key space (key h * (num // H), ArceKV PVLDB'26 Sec. 5.3)."""
     k = phase.keys
-    params = {"zipfian": {"theta": k.theta}, "latest": {"theta": k.theta},
-              "normal": {"mean": k.mean, "stddev": k.stddev}, "shuffled": {"seed": seed}}.get(k.distribution, {})
+    params = {
+        "zipfian": {"theta": k.theta},
+        "latest": {"theta": k.theta},
+        "normal": {"mean": k.mean, "stddev": k.stddev},
+        "shuffled": {"seed": seed},
+    }.get(k.distribution, {})
     hot = k.hot_keys
     if hot is None or hot == num:
         return make_sampler(k.distribution, num, **params)
@@ -49,8 +55,9 @@ def sampler_for(phase: PhaseConfig, num: int, seed: int = 0) -> KeySampler:
 class WriteStream:
     """Draws batches of writes for one phase and turns them into memtable samples."""
 
-    def __init__(self, phase: PhaseConfig, num: int, value_size: int, eps: int, rng: np.random.Generator,
-                 seed: int = 0):
+    def __init__(
+        self, phase: PhaseConfig, num: int, value_size: int, eps: int, rng: np.random.Generator, seed: int = 0
+    ):
         self.sampler = sampler_for(phase, num, seed)
         mix = phase.mix
         w = mix.writes()

@@ -9,14 +9,20 @@
 All run one closed-loop client thread, as db_bench does with --threads=1. Load phases are marked
 `measure: false`: their time counts in write-amp but not in the measured throughput.
 """
+
 from __future__ import annotations
 
 from ..config import KeysConfig, MixConfig, PhaseConfig, WorkloadConfig
 
 
 def _load(num: int) -> PhaseConfig:
-    return PhaseConfig(name="load", operations=num, mix=MixConfig(insert=1.0),
-                       keys=KeysConfig(distribution="sequential"), measure=False)
+    return PhaseConfig(
+        name="load",
+        operations=num,
+        mix=MixConfig(insert=1.0),
+        keys=KeysConfig(distribution="sequential"),
+        measure=False,
+    )
 
 
 def preset_phases(w: WorkloadConfig) -> list[PhaseConfig]:
@@ -25,15 +31,22 @@ def preset_phases(w: WorkloadConfig) -> list[PhaseConfig]:
     if w.preset == "fillrandom":
         return [PhaseConfig(name="fillrandom", operations=num, mix=MixConfig(insert=1.0), keys=uniform)]
     if w.preset == "fillseq":
-        return [PhaseConfig(name="fillseq", operations=num, mix=MixConfig(insert=1.0),
-                            keys=KeysConfig(distribution="sequential"))]
+        return [
+            PhaseConfig(
+                name="fillseq", operations=num, mix=MixConfig(insert=1.0), keys=KeysConfig(distribution="sequential")
+            )
+        ]
     if w.preset == "overwrite":
         return [_load(num), PhaseConfig(name="overwrite", operations=num, mix=MixConfig(update=1.0), keys=uniform)]
     if w.preset == "readrandom":
         return [_load(num), PhaseConfig(name="readrandom", operations=num, mix=MixConfig(get=1.0), keys=uniform)]
     if w.preset == "seekrandom":
-        return [_load(num), PhaseConfig(name="seekrandom", operations=num, mix=MixConfig(short_scan=1.0),
-                                        keys=uniform, short_scan_length=1)]
+        return [
+            _load(num),
+            PhaseConfig(
+                name="seekrandom", operations=num, mix=MixConfig(short_scan=1.0), keys=uniform, short_scan_length=1
+            ),
+        ]
     raise ValueError(f"unknown preset {w.preset!r}")
 
 
@@ -44,5 +57,6 @@ def resolve_phases(w: WorkloadConfig) -> list[PhaseConfig]:
         phases = [_load(w.num)] + phases
     if w.suite is not None:
         from .suites import suite_phases
+
         phases += suite_phases(w)
     return phases + list(w.phases)

@@ -2,7 +2,7 @@
 
 ElasticLSM has no level capacities and no run limits: a level holds any number of sorted runs, tagged
 with their timestamp (sequence-number) range, size and key range. Whenever a compaction worker is free
-the policy scores every candidate of the three patterns (model.py) with the effectiveness score (Eq. 11)
+the policy scores every candidate of the three patterns (candidates.py) with the effectiveness score (Eq. 11)
 and starts the best one if its score is > 0. (M, c, k) come from FindBestParams (Algorithm 1, search.py),
 recomputed when the tree or the workload drifts by more than d (Sec. 3.4). Writes wait k per update
 while the tree has more than c runs (Sec. 3.1), through the kernel's `write_delay`; RocksDB's L0
@@ -13,80 +13,115 @@ measured phases; until the first report ARCE assumes `prior` (R26). Counts becom
 u = F/E (``Workload.from_mix``; R1), E being the memtable bytes per update so that one window is one
 flush of the simulated memtable.
 
-Readings added here (model.py has R1-R17, R21; search.py R18-R20):
-
-R22 I_r, I_w and Eq. 5's per-block compaction time are profiled from the modeled system, as the paper
-    profiles its own (Sec. 5: I_r = 12 us, I_w = 15 us), unless the config fixes them:
-    I_r = the time a foreground block read takes now: (1 - block-cache hit ratio) x the device's
-          random-read latency at its current load, plus the index search and block decode CPU;
-    I_w = the update path's time per block of updates (memtable insert, WAL append and its device
-          time, per update, times B/E), so that Eq. 3's (F/B) I_w is the window's update time;
-    compaction_block = max(merge CPU, device time) per block of compaction input (read it, write it):
-          a compaction job overlaps its CPU and I/O, as the kernel runs it (R21).
-    Units are microseconds inside the model (k = 6, 12, 24 us per stalled update).
-R23 Running compactions (more than one worker): candidates with a run that is being compacted are
-    skipped, and each running compaction counts as done (its output run in place) so that a new one
-    keeps the timestamp order after both finish. Resource saturation (R15's large penalty) is taken
-    as "no idle worker": the device and CPU are shared by the kernel, never refused.
-R24 A window without updates (read-only statistics) has no finite count window (R1); the update share
-    is floored at 1e-4 (reads then weigh 10^4 times an update).
-R25 Placement. A set of runs may have several targets at the same score (all of level i stays at i,
-    goes to i + 1, or past empty levels); the model cannot tell them apart (R11-R12 list pattern 1
-    first). The policy moves them one level down (the shallowest target below the deepest input), as
-    "compactions proceed downward, following the LSM-tree tradition" (Sec. 3.1), so the tree spreads
-    over levels as in Figs. 4-5 and Patterns 2-3 get runs to work on; merges of part of a level stay.
-R26 The preload. The paper preloads 40 GiB "to ensure a stable compaction state" (Sec. 5). A write-only
-    load gives r = p = 0, where no compaction scores > 0 (Eq. 10's benefit is 0), so counting it would
-    leave thousands of flushed runs for the first measured sub-workload to pay for while its statistics
-    catch up. Statistics therefore count the measured phases only, and before their first report the
-    mix is `prior`, balanced by default (r = u = p: the case Sec. 4 sizes its windows by).
+Readings made here, listed with all others in docs/arce-readings.md: R22 (profiled I_r, I_w and
+compaction time per block), R23 (running compactions), R24 (update floor), R25 (placement), R26
+(statistics skip the preload).
 """
+
 from __future__ import annotations
 
-import math
+from typing import Literal
 
 import numpy as np
 import pandas as pd
+from pydantic import Field
 
+from ...fields import Count, Duration
 from ...lsm.filters import bloom_fpr
 from ...lsm.tree import Tree
-from ..base import Compaction, Policy
+from ..base import Compaction, Policy, PolicyOptions
 from ..registry import register
-from .model import PATTERN_NAMES, ArceParams, CostParams, TreeState, Workload, candidate_table, compaction_keeps_order
+from ..view import View
+from ..write_control import WriteControl
+from .candidates import PATTERN_NAMES
+from .cost import ArceParams, CostParams, Workload
+from .score import candidate_table
 from .search import ParamSelector
+from .state import TreeState, compaction_keeps_order
 
-US = 1e6            # the model works in microseconds
+US = 1e6  # the model works in microseconds
 UPDATE_FLOOR = 1e-4  # R24
+
+
+class ArceOptions(PolicyOptions):
+    """ARCE on ElasticLSM (ArceKV, PVLDB'26 §3-4): any compaction of the three patterns, chosen by the
+    effectiveness score (Eq. 11) with (M, c, k) from FindBestParams (Algorithm 1); writes are delayed by k
+    per update while the run count exceeds c. I_r and I_w are profiled from the modeled device unless given."""
+
+    name: Literal["arce"]
+    num_levels: int = Field(4, ge=1, le=7, description="Levels of the ElasticLSM (the paper: 4; fewer than 8).")
+    reselect_d: float = Field(
+        0.1,
+        gt=0,
+        lt=1,
+        description="d: recompute (M, c, k) when the tree or workload drifts by more than this (Sec. 3.4).",
+    )
+    max_iter: int = Field(400, ge=1, description="MaxIterTime of Algorithm 1.")
+    stats_operations: Count = Field(
+        1_000_000, gt=0, description="Operations per workload-statistics report (r, u, p), Sec. 4: every one million."
+    )
+    phi: float = Field(0.5, ge=0, le=1, description="Parallel fraction of the Amdahl adjustment (Sec. 4).")
+    prior: tuple[float, float, float] = Field(
+        (1.0, 1.0, 1.0),
+        description="(range, update, point) mix assumed until the first statistics report of a "
+        "measured phase; default balanced, the case Sec. 4 sizes windows by.",
+    )
+    I_r: Duration | None = Field(
+        None,
+        gt=0,
+        description="Time of one block read; default: profiled from the "
+        "device (its random-read latency at the current load).",
+    )
+    I_w: Duration | None = Field(
+        None,
+        gt=0,
+        description="Time of one block of updates; default: profiled (the update path's time per block of entries).",
+    )
+    compaction_block_time: Duration | None = Field(
+        None,
+        gt=0,
+        description="Compaction time per block (Eq. 5's I_r + I_w); default: profiled from the "
+        "device and merge CPU. Set both I_r and I_w and leave this out for the paper's model.",
+    )
+    M: float | None = Field(None, ge=0, description="Fix M instead of searching it (with c and k).")
+    c: int | None = Field(None, ge=0, description="Fix the stall threshold c (runs).")
+    k: Duration | None = Field(None, description="Fix the stall delay k per update.")
+    parallel_search: bool = Field(True, description="Evaluate the (M, c, k) grid on all cores (numba prange).")
+
+
+def _no_l0_stalls(tree: Tree) -> int:
+    return 0  # ARCE's c and k replace RocksDB's L0 slowdown/stop triggers (Sec. 4)
 
 
 @register
 class Arce(Policy):
     name = "arce"
+    Options = ArceOptions
     overlap_within_levels = True  # Sec. 2: runs of one level may overlap in time
 
     def __init__(self, options, lsm):
         super().__init__(options, lsm)
-        self.sim = None
+        self.write_control = WriteControl(stall_count=_no_l0_stalls, delay=self.write_delay)
         self.selector = None
+        self._template: CostParams | None = None
         self.params: ArceParams | None = None
-        self._counts = np.zeros(3)        # range, update, point operations since the last report
+        self._counts = np.zeros(3)  # range, update, point operations since the last report
         self.report: tuple | None = None  # (range, update, point) of the last full report
         self.reports = 0
-        self.updates = 0.0                # all updates so far (count windows of the Eq. 5 check)
-        self.search_iterations = 0        # simulated compaction decisions in FindBestParams (background cost)
-        self.log: list[dict] = []         # one row per finished compaction: estimated and actual windows
-        self._cache = None                # tree version, reports, idle workers when nothing scored > 0
+        self.updates = 0.0  # all updates so far (count windows of the Eq. 5 check)
+        self.search_iterations = 0  # simulated compaction decisions in FindBestParams (background cost)
+        self.log: list[dict] = []  # one row per finished compaction: estimated and actual windows
+        self._cache = None  # tree version, reports, idle workers when nothing scored > 0
 
-    def attach(self, sim) -> None:
-        self.sim = sim
+    def _start(self, view: View) -> None:
+        """The cost template and the parameter selector, once the workload's entry size is known."""
         o = self.options
-        self._template = self._cost_template()
-        self.selector = ParamSelector(self._template, d=o.reselect_d, max_iter=o.max_iter,
-                                      parallel=o.parallel_search)
+        self._template = self._cost_template(view)
+        self.selector = ParamSelector(self._template, d=o.reselect_d, max_iter=o.max_iter, parallel=o.parallel_search)
 
     # ------------------------------------------------------------------ workload statistics (Sec. 4)
-    def on_step(self, dt: float, ops: dict, jobs: list) -> None:
-        if self.sim.phase is None or not self.sim.phase.measure:
+    def on_step(self, view: View, dt: float, ops: dict[str, float]) -> None:
+        if not view.measuring:
             return  # R26
         r = ops.get("short_scan", 0.0) + ops.get("long_scan", 0.0)
         u = ops.get("write", 0.0)
@@ -104,52 +139,64 @@ class Arce(Policy):
         return self.report if self.report is not None else tuple(self.options.prior)
 
     # ------------------------------------------------------------------ profiled costs (R22)
-    def _entry_bytes(self) -> float:
+    def _entry_bytes(self, view: View) -> float:
         """Memtable bytes per update: a window of u = F/E updates is one flush."""
-        w, lsm = self.sim.cfg.workload, self.sim.cfg.lsm
-        return w.key_size + w.value_size + lsm.memtable_entry_overhead
+        w = view.workload
+        return w.key_size + w.value_size + self.lsm.memtable_entry_overhead
 
-    def _threads(self) -> int:
-        return max(1, sum(g.base_threads for g in self.sim.groups if not g.open))
+    def _cost_template(self, view: View) -> CostParams:
+        lsm = self.lsm
+        return CostParams(
+            F=float(lsm.write_buffer_size),
+            E=self._entry_bytes(view),
+            B=float(lsm.block_size),
+            alpha=bloom_fpr(lsm.bloom_bits_per_key),
+            phi=self.options.phi,
+        )
 
-    def _cost_template(self) -> CostParams:
-        lsm = self.sim.cfg.lsm
-        return CostParams(F=float(lsm.write_buffer_size), E=self._entry_bytes(), B=float(lsm.block_size),
-                          alpha=bloom_fpr(lsm.bloom_bits_per_key), phi=self.options.phi)
-
-    def profile(self) -> tuple[float, float, float]:
+    def profile(self, view: View) -> tuple[float, float, float]:
         """(I_r, I_w, compaction time per block) in seconds, from the modeled device and CPU costs (R22)."""
-        sim, o = self.sim, self.options
-        lsm, w, cpu = sim.cfg.lsm, sim.cfg.workload, sim.cfg.lsm.cpu
+        o, lsm, w = self.options, self.lsm, view.workload
+        cpu = lsm.cpu
         B = float(lsm.block_size)
-        costs = sim.costs()
-        I_r = o.I_r or (1.0 - costs.hit_ratio) * sim.read_latency + cpu.index_search + cpu.block_decode
-        per_update = costs.write.cpu + (sim.device.seconds(0.0, w.key_size + w.value_size, 0.0) if lsm.wal else 0.0)
-        I_w = o.I_w or per_update * B / self._entry_bytes()
+        costs = view.costs()
+        I_r = o.I_r or (1.0 - costs.hit_ratio) * view.read_latency + cpu.index_search + cpu.block_decode
+        per_update = costs.write.cpu + (view.device_seconds(0.0, w.key_size + w.value_size, 0.0) if lsm.wal else 0.0)
+        I_w = o.I_w or per_update * B / self._entry_bytes(view)
         if o.compaction_block_time is not None:
             rw = o.compaction_block_time
         elif o.I_r is not None and o.I_w is not None:
             rw = I_r + I_w  # the paper's Eq. 5
         else:
             entries = B / (w.key_size + w.value_size + lsm.entry_overhead)
-            rw = max(entries * cpu.merge_per_entry + B * cpu.merge_per_byte, sim.device.seconds(B, B, 0.0))
+            rw = max(entries * cpu.merge_per_entry + B * cpu.merge_per_byte, view.device_seconds(B, B, 0.0))
         return I_r, I_w, rw
 
-    def cost_params(self) -> CostParams:
-        I_r, I_w, rw = self.profile()
+    def cost_params(self, view: View) -> CostParams:
+        I_r, I_w, rw = self.profile(view)
         t = self._template
-        return CostParams(I_r=I_r * US, I_w=I_w * US, F=t.F, E=t.E, B=t.B, alpha=t.alpha, threads=self._threads(),
-                          phi=t.phi, compaction_block=rw * US)
+        return CostParams(
+            I_r=I_r * US,
+            I_w=I_w * US,
+            F=t.F,
+            E=t.E,
+            B=t.B,
+            alpha=t.alpha,
+            threads=max(1, view.client_threads),
+            phi=t.phi,
+            compaction_block=rw * US,
+        )
 
     def workload(self, cost: CostParams) -> Workload:
         r, u, p = self._mix()
         return Workload.from_mix(r, u, p, cost, update_floor=UPDATE_FLOOR)
 
     # ------------------------------------------------------------------ the tree as the model sees it
-    def snapshot(self, tree: Tree):
+    def snapshot(self, tree: Tree, running=()):
         """(future TreeState, runs, busy mask, present TreeState or None). The future tree has every running
         compaction done, its output a busy run (R23); ``run_id`` indexes ``runs`` (None for those outputs).
-        The present tree (only while compactions run) has their inputs still in place."""
+        The present tree (only while compactions run) has their inputs still in place. `running`: the view's
+        running compactions."""
         runs, rows, present, pending = [], [], [], {}
         for lvl in tree.levels:
             for run in lvl.runs:
@@ -157,7 +204,7 @@ class Arce(Policy):
                     continue
                 row = (run.bytes, lvl.index, run.min_seq, run.max_seq, run.min_key, run.max_key)
                 if any(f.being_compacted for f in run.files):
-                    job = next((j for j in self.sim.jobs if j.kind == "compaction" and run.files[0] in j.inputs), None)
+                    job = next((j for j in running if run.files[0] in j.inputs), None)
                     if job is not None:
                         pending.setdefault(job.id, [job, []])[1].append(run)
                         present.append((len(runs), row))
@@ -167,9 +214,20 @@ class Arce(Policy):
                 present.append((len(runs), row))
                 runs.append(run)
         for job, inputs in pending.values():  # the output of a running compaction, as if installed
-            rows.append((len(runs), (job.write_bytes, job.compaction.output_level, min(r.min_seq for r in inputs),
-                                     max(r.max_seq for r in inputs), min(r.min_key for r in inputs),
-                                     max(r.max_key for r in inputs)), True))
+            rows.append(
+                (
+                    len(runs),
+                    (
+                        job.write_bytes,
+                        job.compaction.output_level,
+                        min(r.min_seq for r in inputs),
+                        max(r.max_seq for r in inputs),
+                        min(r.min_key for r in inputs),
+                        max(r.max_key for r in inputs),
+                    ),
+                    True,
+                )
+            )
             runs.append(None)
         future = self._state([i for i, _, _ in rows], [r for _, r, _ in rows])
         busy = np.zeros(len(runs), bool)
@@ -179,8 +237,16 @@ class Arce(Policy):
 
     def _state(self, ids, rows) -> TreeState:
         a = np.array(rows, float).reshape(-1, 6)
-        return TreeState(size=a[:, 0], level=a[:, 1].astype(np.int64), ts_lo=a[:, 2], ts_hi=a[:, 3], key_lo=a[:, 4],
-                         key_hi=a[:, 5], run_id=np.array(ids, np.int64), num_levels=self.options.num_levels)
+        return TreeState(
+            size=a[:, 0],
+            level=a[:, 1].astype(np.int64),
+            ts_lo=a[:, 2],
+            ts_hi=a[:, 3],
+            key_lo=a[:, 4],
+            key_hi=a[:, 5],
+            run_id=np.array(ids, np.int64),
+            num_levels=self.options.num_levels,
+        )
 
     def select_params(self, state: TreeState, workload: Workload, cost: CostParams) -> ArceParams:
         o = self.options
@@ -192,22 +258,32 @@ class Arce(Policy):
         best = self.selector.select(state, workload)
         if self.selector.recomputations != before:
             self.search_iterations += self.selector.last_grid_size * o.max_iter
-        self.params = ArceParams(o.M if o.M is not None else best.M, o.c if o.c is not None else best.c,
-                                 o.k * US if o.k is not None else best.k)
+        self.params = ArceParams(
+            o.M if o.M is not None else best.M,
+            o.c if o.c is not None else best.c,
+            o.k * US if o.k is not None else best.k,
+        )
         return self.params
 
     # ------------------------------------------------------------------ decisions
-    def pick(self, tree: Tree) -> Compaction | None:
-        running = sum(j.threads for j in self.sim.jobs if j.kind == "compaction")
-        idle = self.sim.cfg.machine.threads.compaction - running
+    def needs_compaction(self, view: View) -> bool:
+        """A worker is idle and the tree or the statistics changed since nothing scored > 0."""
+        idle = view.idle_compaction_threads
+        return idle > 0 and self._cache != (view.tree.version, self.reports, idle)
+
+    def pick(self, view: View) -> Compaction | None:
+        tree = view.tree
+        idle = view.idle_compaction_threads
         key = (tree.version, self.reports, idle)
         if idle <= 0 or self._cache == key:
             return None
-        state, runs, busy, now = self.snapshot(tree)
+        if self.selector is None:
+            self._start(view)
+        state, runs, busy, now = self.snapshot(tree, view.running)
         if state.total_runs < 2:
             self._cache = key
             return None
-        cost = self.cost_params()
+        cost = self.cost_params(view)
         workload = self.workload(cost)
         params = self.select_params(state, workload, cost)
         choice = self._choose(state, workload, cost, params, idle, busy, now)
@@ -217,11 +293,23 @@ class Arce(Policy):
         pattern, ids, target, X, y, t, score = choice
         chosen = [runs[i] for i in ids]
         start = min(f.level for r in chosen for f in r.files)
-        return Compaction(inputs=[f for r in chosen for f in r.files], output_level=target, start_level=start,
-                          reason=f"ARCE {PATTERN_NAMES[pattern]}: {len(chosen)} runs, y={y}, t={t}, E={score:.4g}",
-                          io_class="compaction_l0" if start == 0 else "compaction",
-                          tag={"t_est": t, "y": y, "X": X, "pattern": pattern, "updates0": self.updates,
-                               "start": self.now, "u": cost.u, "runs": state.total_runs})
+        return Compaction(
+            inputs=[f for r in chosen for f in r.files],
+            output_level=target,
+            start_level=start,
+            reason=f"ARCE {PATTERN_NAMES[pattern]}: {len(chosen)} runs, y={y}, t={t}, E={score:.4g}",
+            io_class="compaction_l0" if start == 0 else "compaction",
+            tag={
+                "t_est": t,
+                "y": y,
+                "X": X,
+                "pattern": pattern,
+                "updates0": self.updates,
+                "start": view.now,
+                "u": cost.u,
+                "runs": state.total_runs,
+            },
+        )
 
     def _choose(self, state, workload, cost, params, idle, busy, now):
         """The best candidate by R12, placed by R25; while compactions run, only candidates without a busy run
@@ -236,9 +324,9 @@ class Arce(Policy):
             first, last, target = int(cands[i, 1]), int(cands[i, 2]), int(cands[i, 3])
             if now is None:
                 return True
-            if busy[first:last + 1].any():
+            if busy[first : last + 1].any():
                 return False
-            return compaction_keeps_order(now, [pos[int(r)] for r in state.run_id[first:last + 1]], target)
+            return compaction_keeps_order(now, [pos[int(r)] for r in state.run_id[first : last + 1]], target)
 
         for j in order:
             if not score[j] > 0:
@@ -249,20 +337,39 @@ class Arce(Policy):
             return None
         first, last = int(cands[j, 1]), int(cands[j, 2])
         # R25: the same runs may go to several levels at the same score; move them down one level
-        down = [i for i in np.flatnonzero((cands[:, 1] == first) & (cands[:, 2] == last))
-                if cands[i, 3] > state.level[last] and allowed(i)]
+        down = [
+            i
+            for i in np.flatnonzero((cands[:, 1] == first) & (cands[:, 2] == last))
+            if cands[i, 3] > state.level[last] and allowed(i)
+        ]
         if down:
             j = int(min(down, key=lambda i: cands[i, 3]))
-        return (int(cands[j, 0]), list(state.run_id[first:last + 1].tolist()), int(cands[j, 3]), float(tab["X"][j]),
-                int(tab["y"][j]), int(tab["t"][j]), float(score[j]))
+        return (
+            int(cands[j, 0]),
+            list(state.run_id[first : last + 1].tolist()),
+            int(cands[j, 3]),
+            float(tab["X"][j]),
+            int(tab["y"][j]),
+            int(tab["t"][j]),
+            float(score[j]),
+        )
 
-    def on_compaction_done(self, tree: Tree, compaction: Compaction) -> None:
+    def on_compaction_done(self, view: View, compaction: Compaction) -> None:
         tag = compaction.tag
         if isinstance(tag, dict):
             actual = (self.updates - tag["updates0"]) / tag["u"]
-            self.log.append({"start": tag["start"], "end": self.now, "X": tag["X"], "y": tag["y"],
-                             "pattern": PATTERN_NAMES[tag["pattern"]], "runs": tag["runs"], "t_est": tag["t_est"],
-                             "t_actual": actual})
+            self.log.append(
+                {
+                    "start": tag["start"],
+                    "end": view.now,
+                    "X": tag["X"],
+                    "y": tag["y"],
+                    "pattern": PATTERN_NAMES[tag["pattern"]],
+                    "runs": tag["runs"],
+                    "t_est": tag["t_est"],
+                    "t_actual": actual,
+                }
+            )
 
     def write_delay(self, tree: Tree) -> float:
         """k per update while the tree has more than c sorted runs (Sec. 3.1; R3's strict inequality)."""
@@ -271,16 +378,16 @@ class Arce(Policy):
             return 0.0
         return p.k / US if len(tree.runs()) > p.c else 0.0
 
-    def stall_trigger_count(self, tree: Tree) -> int:
-        return 0  # ARCE's c and k replace RocksDB's L0 slowdown/stop triggers (Sec. 4)
-
     def window_log(self) -> pd.DataFrame:
         """Eq. 5's estimate against the simulated duration of every finished compaction, in count windows."""
         return pd.DataFrame(self.log, columns=["start", "end", "X", "y", "pattern", "runs", "t_est", "t_actual"])
 
     def summary(self) -> dict:
-        out = {"reselections": self.selector.recomputations if self.selector else 0,
-               "search_iterations": self.search_iterations, "statistics_reports": self.reports}
+        out = {
+            "reselections": self.selector.recomputations if self.selector else 0,
+            "search_iterations": self.search_iterations,
+            "statistics_reports": self.reports,
+        }
         if self.params is not None:
             out.update({"M": float(self.params.M), "c": int(self.params.c), "k_us": float(self.params.k)})
         log = self.window_log()

@@ -1,12 +1,10 @@
-"""The device interface and the simple bandwidth/latency model.
+"""The device interface the kernel talks to.
 
 Every flow's I/O is converted to *device seconds*: the time the device is busy serving it, so that
-read/write interference follows from one shared capacity of 1 device-second per second.
-Sequential bytes cost bytes/bandwidth; a random block read costs 1/max_read_iops (the device's
-internal parallelism is what lets it reach that IOPS). A synchronous random read waits
-read_latency inflated by queueing, 1/(1 - utilisation) (M/M/1 response time). The SSD model
-(`lsmsim.ssd`) replaces this class behind the same interface and adds GC.
+read/write interference follows from one shared capacity of 1 device-second per second. The simple
+bandwidth/latency model (`simple.py`) and the SSD model (`ssd.py`) implement it.
 """
+
 from __future__ import annotations
 
 import abc
@@ -54,29 +52,9 @@ class Device(abc.ABC):
         return {}
 
     def stats(self) -> dict:
-        return {"device_host_read_bytes": self.host_read_bytes, "device_host_write_bytes": self.host_write_bytes,
-                "device_random_reads": self.random_reads, "device_busy_s": self.busy_seconds}
-
-
-class SimpleDevice(Device):
-    def __init__(self, cfg):
-        super().__init__()
-        self.cfg = cfg
-        self._r = 1.0 / cfg.read_bandwidth
-        self._w = 1.0 / cfg.write_bandwidth
-        self._iops = 1.0 / cfg.max_read_iops
-
-    def seconds(self, read_bytes, write_bytes, random_reads):
-        return read_bytes * self._r + write_bytes * self._w + random_reads * self._iops
-
-    def read_latency(self, utilization):
-        return self.cfg.read_latency / max(0.02, 1.0 - utilization)
-
-
-def make_device(cfg) -> Device:
-    if cfg.model == "simple":
-        return SimpleDevice(cfg)
-    if cfg.model == "ssd":
-        from ..ssd.device import SSDDevice
-        return SSDDevice(cfg)
-    raise ValueError(f"unknown device model {cfg.model!r}")
+        return {
+            "device_host_read_bytes": self.host_read_bytes,
+            "device_host_write_bytes": self.host_write_bytes,
+            "device_random_reads": self.random_reads,
+            "device_busy_s": self.busy_seconds,
+        }

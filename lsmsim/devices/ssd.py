@@ -1,4 +1,5 @@
-"""The SSD device: timing model + extent allocator + FTL, behind the kernel's `Device` interface.
+"""The SSD device (`device.model: ssd`): the timing model, extent allocator and FTL of `lsmsim.ssd`
+behind the kernel's `Device` interface.
 
 Files map to logical pages through the extent allocator as they are written. Every kernel step
 hands the device the bytes each open file received in that step; the device interleaves their
@@ -11,6 +12,7 @@ GC copies take device time: the foreground copies of a step are charged as busy 
 summary's gc_stall_s), and the recent copies-per-host-page ratio inflates the device cost of host
 writes in the sharing solver, so GC visibly slows host I/O. Background GC runs in idle device time.
 """
+
 from __future__ import annotations
 
 import math
@@ -18,11 +20,11 @@ import math
 import numpy as np
 
 from ..errors import ConfigError, LsmsimError
-from ..sim.device import Device
-from .alloc import DeviceFullError as _AllocFull
-from .alloc import ExtentAllocator
-from .ftl import FTL, FTLConfig
-from .timing import Direction, SSDTiming
+from ..ssd.alloc import DeviceFullError as _AllocFull
+from ..ssd.alloc import ExtentAllocator
+from ..ssd.ftl import FTL, FTLConfig
+from ..ssd.timing import Direction, SSDTiming
+from .base import Device
 
 
 def _direction(d) -> Direction:
@@ -39,8 +41,9 @@ class SSDDevice(Device):
     def __init__(self, cfg):
         super().__init__()
         self.cfg = cfg
-        self.timing = SSDTiming(_direction(cfg.read), _direction(cfg.write), cfg.host_per_io,
-                                 cfg.channels * cfg.dies_per_channel)
+        self.timing = SSDTiming(
+            _direction(cfg.read), _direction(cfg.write), cfg.host_per_io, cfg.channels * cfg.dies_per_channel
+        )
         f = cfg.ftl
         self.page = int(f.mapping_unit)
         self.pages_total = int(cfg.capacity // self.page)
@@ -49,25 +52,35 @@ class SSDDevice(Device):
         if f.enabled:
             self.ftl = self._make_ftl(cfg, f)
         self._copy_s = self.timing.gc_copy_seconds(self.page)
-        self._written: dict[int, float] = {}      # file id -> bytes written so far
-        self._pages: dict[int, int] = {}          # file id -> pages written so far
-        self._hint: dict[int, int] = {}           # file id -> frontier
-        self._chunks: dict[int, list[int]] = {}   # file id -> allocator keys of its chunks
+        self._written: dict[int, float] = {}  # file id -> bytes written so far
+        self._pages: dict[int, int] = {}  # file id -> pages written so far
+        self._hint: dict[int, int] = {}  # file id -> frontier
+        self._chunks: dict[int, list[int]] = {}  # file id -> allocator keys of its chunks
         self._alloc_key = 0
         self._last_host = 0
         self._to_trim: list[np.ndarray] = []
         self._next_fstrim = f.fstrim_period
-        self.gc_ratio = 0.0                       # recent foreground GC copies per host page
+        self.gc_ratio = 0.0  # recent foreground GC copies per host page
         self.gc_stall_s = 0.0
         self._last_copies = 0
         self.peak_used_pages = 0
 
     def _make_ftl(self, cfg, f) -> FTL:
         try:
-            return FTL(FTLConfig(
-                logical_bytes=self.pages_total * self.page, mapping_unit=self.page, erase_unit=int(f.erase_unit),
-                over_provisioning=f.over_provisioning, op_definition=f.op_definition, frontiers=f.frontiers,
-                victim=f.victim, gc_free_low=f.gc_free_low, gc_free_high=f.gc_free_high, seed=0))
+            return FTL(
+                FTLConfig(
+                    logical_bytes=self.pages_total * self.page,
+                    mapping_unit=self.page,
+                    erase_unit=int(f.erase_unit),
+                    over_provisioning=f.over_provisioning,
+                    op_definition=f.op_definition,
+                    frontiers=f.frontiers,
+                    victim=f.victim,
+                    gc_free_low=f.gc_free_low,
+                    gc_free_high=f.gc_free_high,
+                    seed=0,
+                )
+            )
         except ConfigError as e:  # name the YAML paths the FTL's checks refer to
             raise ConfigError("<config>", [(f"device.ftl.{p}", m) for p, m in e.errors]) from None
 
@@ -97,7 +110,8 @@ class SSDDevice(Device):
         except _AllocFull:
             raise DeviceFullError(
                 f"device full: {self.pages_total * self.page / 1e9:.2f} GB of logical capacity cannot hold "
-                f"the tree and its in-flight outputs; raise device.capacity") from None
+                f"the tree and its in-flight outputs; raise device.capacity"
+            ) from None
         lpns = np.concatenate([np.arange(a, a + l, dtype=np.int64) for a, l in extents])
         self._chunks.setdefault(fid, []).append(key)
         self.peak_used_pages = max(self.peak_used_pages, self.alloc.used_pages)
@@ -185,27 +199,41 @@ class SSDDevice(Device):
         last = getattr(self, "_sample_last", (0, 0))
         dh, dfl = f.host_pages - last[0], f.flash_pages - last[1]
         self._sample_last = (f.host_pages, f.flash_pages)
-        return {"gc_write_amp": f.flash_pages / f.host_pages if f.host_pages else 1.0,
-                "gc_write_amp_interval": dfl / dh if dh else float("nan"),
-                "erases": int(f.erases), "gc_stall_s": self.gc_stall_s}
+        return {
+            "gc_write_amp": f.flash_pages / f.host_pages if f.host_pages else 1.0,
+            "gc_write_amp_interval": dfl / dh if dh else float("nan"),
+            "erases": int(f.erases),
+            "gc_stall_s": self.gc_stall_s,
+        }
 
     def stats(self) -> dict:
         s = super().stats()
         s["device_peak_utilization"] = self.peak_used_pages / self.pages_total
         if self.ftl is None:
-            s.update({"gc_write_amp": 1.0, "flash_write_bytes": self.host_write_bytes, "erases": 0,
-                      "gc_copies": 0, "gc_stall_s": 0.0})
+            s.update(
+                {
+                    "gc_write_amp": 1.0,
+                    "flash_write_bytes": self.host_write_bytes,
+                    "erases": 0,
+                    "gc_copies": 0,
+                    "gc_stall_s": 0.0,
+                }
+            )
             return s
         f = self.ftl
         ec = f.erase_counts
-        s.update({
-            "gc_write_amp": f.flash_pages / f.host_pages if f.host_pages else 1.0,
-            "flash_write_bytes": float(f.flash_pages * self.page),
-            "erases": int(f.erases), "gc_copies": int(f.gc_copies),
-            "gc_copies_foreground": int(f.fg_gc_copies), "gc_copies_background": int(f.bg_gc_copies),
-            "gc_stall_s": self.gc_stall_s,
-            "erase_count_max": int(ec.max()) if ec.size else 0,
-            "erase_count_mean": float(ec.mean()) if ec.size else 0.0,
-            "wear_spread": float(ec.max() - ec.min()) if ec.size else 0.0,
-        })
+        s.update(
+            {
+                "gc_write_amp": f.flash_pages / f.host_pages if f.host_pages else 1.0,
+                "flash_write_bytes": float(f.flash_pages * self.page),
+                "erases": int(f.erases),
+                "gc_copies": int(f.gc_copies),
+                "gc_copies_foreground": int(f.fg_gc_copies),
+                "gc_copies_background": int(f.bg_gc_copies),
+                "gc_stall_s": self.gc_stall_s,
+                "erase_count_max": int(ec.max()) if ec.size else 0,
+                "erase_count_mean": float(ec.mean()) if ec.size else 0.0,
+                "wear_spread": float(ec.max() - ec.min()) if ec.size else 0.0,
+            }
+        )
         return s

@@ -1,0 +1,25 @@
+"""The simple bandwidth/latency device (`device.model: simple`).
+
+Sequential bytes cost bytes/bandwidth; a random block read costs 1/max_read_iops (the device's
+internal parallelism is what lets it reach that IOPS). A synchronous random read waits
+read_latency inflated by queueing, 1/(1 - utilisation) (M/M/1 response time).
+"""
+
+from __future__ import annotations
+
+from .base import Device
+
+
+class SimpleDevice(Device):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        self._r = 1.0 / cfg.read_bandwidth
+        self._w = 1.0 / cfg.write_bandwidth
+        self._iops = 1.0 / cfg.max_read_iops
+
+    def seconds(self, read_bytes, write_bytes, random_reads):
+        return read_bytes * self._r + write_bytes * self._w + random_reads * self._iops
+
+    def read_latency(self, utilization):
+        return self.cfg.read_latency / max(0.02, 1.0 - utilization)

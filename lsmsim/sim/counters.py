@@ -1,0 +1,31 @@
+"""The totals of a run: operations, bytes, stall and CPU time. The kernel adds to them; the recorder
+and the summary read them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+READ_OPS = ("get", "get_empty", "short_scan", "long_scan")
+OPS = ("write",) + READ_OPS
+
+
+def _per_op() -> dict[str, float]:
+    return {op: 0.0 for op in OPS}
+
+
+@dataclass
+class Counters:
+    ops: dict[str, float] = field(default_factory=_per_op)  # operations executed, all phases
+    measured_ops: dict[str, float] = field(default_factory=_per_op)  # in phases with measure: true
+    measured_time: float = 0.0
+    user_bytes: float = 0.0  # key + value bytes the workload wrote
+    wal_bytes: float = 0.0
+    flush_bytes: float = 0.0
+    compaction_read_bytes: float = 0.0
+    compaction_write_bytes: float = 0.0
+    stop_time: float = 0.0  # seconds writes were stopped (with writers present)
+    slowdown_time: float = 0.0
+    delay_time: float = 0.0  # seconds during which the policy delayed writes
+    delay_total: float = 0.0  # write-seconds spent in those delays
+    peak_space: float = 0.0  # tree bytes + compaction output written so far, at its peak
+    cpu_busy: dict[str, float] = field(default_factory=lambda: {"flush": 0.0, "compaction": 0.0, "foreground": 0.0})

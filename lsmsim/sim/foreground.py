@@ -1,0 +1,120 @@
+"""The foreground: client groups of a phase and the latency of their operations.
+
+A phase's threads form groups (`make_groups`): closed-loop `clients` run the whole mix, `writers` a
+fixed-rate write stream, `queries` the read part (closed loop or open arrivals). Each group is one
+flow of the sharing solver per step; `op_latencies` turns the solved rate into per-operation latency.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..config import PhaseConfig
+from ..lsm.costs import CostTable
+from .counters import READ_OPS
+from .sharing import Flow
+
+
+@dataclass(eq=False)
+class Group:
+    """Foreground threads of one kind: `clients` run the whole mix (closed loop), `writers` a
+    fixed-rate write stream, `queries` the read part (closed loop or open arrivals)."""
+
+    name: str
+    threads: int
+    shares: dict[str, float]
+    target: float = math.inf  # ops/s cap: a fixed write rate, or an arrival rate
+    open: bool = False
+    backlog: float = 0.0  # open-loop requests waiting (fluid)
+    flow: Flow | None = None
+    rate: float = 0.0  # ops/s in this step
+    cpu_per_op: float = 0.0  # CPU seconds of an average operation of the group's mix
+    sync_reads: float = 0.0  # synchronous block reads of an average operation
+    base_threads: int = 0  # threads from the config (policies may lend more, see extra_query_threads)
+    per_op: dict[str, float] = field(default_factory=dict)  # latency per op type, without sync reads
+    reads: dict[str, float] = field(default_factory=dict)  # mean synchronous reads per op type
+
+    def __post_init__(self):
+        self.base_threads = self.base_threads or self.threads
+
+
+def make_groups(p: PhaseConfig, bytes_per_write: float) -> list[Group]:
+    """The groups of phase `p`; `bytes_per_write` turns a fixed write rate (bytes/s) into writes/s."""
+    mix = p.mix
+    total = mix.writes() + mix.reads()
+    reads = {op: getattr(mix, op) for op in READ_OPS if getattr(mix, op) > 0}
+    wfrac = mix.writes() / total
+    groups = []
+    if p.writers.mode == "closed":
+        shares = {"write": wfrac} if wfrac > 0 else {}
+        if p.queries.mode == "with_writers":
+            shares.update({op: v / total for op, v in reads.items()})
+        else:
+            shares = {"write": 1.0} if wfrac > 0 else {}
+        if shares:
+            s = sum(shares.values())
+            groups.append(Group("clients", p.writers.threads, {k: v / s for k, v in shares.items()}))
+    elif wfrac > 0:
+        rate = p.writers.rate
+        assert rate is not None  # WritersConfig requires it for mode: rate
+        groups.append(Group("writers", p.writers.threads, {"write": 1.0}, target=rate / bytes_per_write))
+    if reads and p.queries.mode != "with_writers":
+        r = sum(reads.values())
+        g = Group("queries", p.queries.threads, {op: v / r for op, v in reads.items()})
+        if p.queries.mode == "open":
+            assert p.queries.arrival_rate is not None  # QueriesConfig requires it for mode: open
+            g.open = True
+            g.target = p.queries.arrival_rate
+        groups.append(g)
+    return groups
+
+
+def op_latencies(g: Group, costs: CostTable, read_latency: float, write_delay: float, write_limited: bool) -> None:
+    """Latency per operation type for one of the group's threads at the solved rates.
+
+    `per_op[op]` is the part without synchronous reads: CPU time, slowed when the thread holds
+    less than its duty cycle of a core, plus any wait the step imposes: a write stall's delay
+    goes to writes only; device queueing stretches every operation. `reads[op]` is the mean
+    number of synchronous block reads, each taking `read_latency` (see `latency_points`).
+    `write_limited`: a write limit is in force this step."""
+    f = g.flow
+    assert f is not None, "op_latencies runs after the solver gave the group its flow"
+    g.rate = f.rate
+    slow = 1.0
+    if f.cpu > 0 and f.cpu_share > 0 and not f.held:  # CPU bound: each op's CPU part stretches
+        slow = max(1.0, (f.cpu / f.cpu_share - f.sync) / f.cpu)
+    g.per_op = {op: costs.of(op).cpu * slow for op in g.shares}
+    if "write" in g.per_op:
+        g.per_op["write"] += write_delay
+    g.reads = {op: costs.of(op).sync_reads for op in g.shares}
+    if g.rate <= 0 or g.open:
+        return
+    mean = sum(s * (g.per_op[op] + g.reads[op] * read_latency) for op, s in g.shares.items())
+    extra = g.threads / g.rate - mean  # per op of a thread, beyond its own service time
+    if extra <= 1e-15 or g.name == "writers":  # a fixed-rate writer's gaps are idle, not latency
+        return
+    wshare = g.shares.get("write", 0.0)
+    if wshare > 0 and write_limited and f.cap < math.inf and f.rate >= f.cap * (1 - 1e-9):
+        g.per_op["write"] += extra / wshare  # the write controller delays writes only
+    else:
+        k = 1.0 + extra / mean  # every op of the mix takes k times as long as alone
+        for op in g.per_op:
+            g.per_op[op] = g.per_op[op] * k + (k - 1.0) * g.reads[op] * read_latency
+
+
+def mean_service(g: Group, read_latency: float) -> float:
+    """Mean service time of one operation of the group's mix."""
+    return sum(s * (g.per_op[op] + g.reads[op] * read_latency) for op, s in g.shares.items())
+
+
+def latency_points(g: Group, op: str, read_latency: float) -> list[tuple[float, float]]:
+    """The latency distribution of one op type as (latency, probability) points: a random
+    number K of synchronous block reads with mean r, K = floor(r) or floor(r) + 1."""
+    r = g.reads.get(op, 0.0)
+    base = g.per_op[op]
+    k = math.floor(r)
+    frac = r - k
+    if frac <= 1e-12:
+        return [(base + k * read_latency, 1.0)]
+    return [(base + k * read_latency, 1.0 - frac), (base + (k + 1) * read_latency, frac)]

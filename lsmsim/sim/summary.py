@@ -1,0 +1,127 @@
+"""The summary of a run: one dict of scalars, each key documented in `SUMMARY_DOC`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..lsm.tree import Tree
+    from .counters import Counters
+    from .write_controller import WriteController
+
+SUMMARY_DOC = {
+    "completed": "false when sim.max_time ended the run before its phases finished",
+    "level0_slowdown_writes_trigger / level0_stop_writes_trigger": "the stall triggers in effect (raised "
+    "to at least the policy's compaction trigger, as RocksDB's SanitizeOptions does)",
+    "sim_time_s": "simulated seconds until the run ended (phases, then draining if sim.drain)",
+    "measured_time_s": "simulated seconds of phases with measure: true",
+    "ops_<op>": "operations executed (all phases), op in write, get, get_empty, short_scan, long_scan",
+    "throughput_<op>_ops_per_s": "operations of measured phases / measured_time_s",
+    "throughput_ops_per_s": "all operations of measured phases / measured_time_s",
+    "latency_<op>_<stat>_s": "latency percentiles (p50, p90, p99, p999) and mean, measured phases; "
+    "op 'query' is open-loop arrivals, queueing included",
+    "user_bytes": "key + value bytes written by the workload",
+    "flush_bytes": "bytes written by flushes (L0 files)",
+    "compaction_read_bytes / compaction_write_bytes": "bytes compactions read and wrote",
+    "wal_bytes": "bytes appended to the write-ahead log",
+    "write_amp": "(flush_bytes + compaction_write_bytes) / user_bytes",
+    "write_amp_flush / write_amp_compaction": "the two parts of write_amp",
+    "write_amp_rocksdb": "(flush_bytes + compaction_write_bytes) / flush_bytes: RocksDB's 'Sum' W-Amp",
+    "space_amp": "tree bytes at the end / live logical bytes (key + value of live keys)",
+    "space_amp_peak": "peak of (tree bytes + compaction output written so far) / live logical bytes",
+    "stall_stop_s / stall_slowdown_s": "simulated seconds writes were stopped / slowed down",
+    "cpu_util / cpu_util_<role>": "CPU busy fraction of all cores (role: flush, compaction, foreground)",
+    "device_util": "device busy seconds / sim_time_s",
+    "gc_write_amp": "SSD model: flash pages written / host pages written (1 without an FTL)",
+    "total_write_amp": "write_amp x gc_write_amp (Spooky Eq. 2)",
+    "flash_write_bytes / erases / gc_copies / gc_stall_s": "SSD model: flash writes, block erases, "
+    "GC page copies, device seconds spent on foreground GC copies",
+    "erase_count_max / erase_count_mean / wear_spread": "SSD model: erase counts per block (max - min)",
+    "device_peak_utilization": "SSD model: peak fraction of the logical capacity in use (files, WAL, outputs)",
+    "device_host_write_bytes / device_host_read_bytes": "bytes the device served to the host",
+    "flushes / compactions / trivial_moves": "job counts",
+    "files_L<i> / bytes_L<i> / runs_L<i>": "the final tree",
+    "live_entries / logical_bytes": "live keys and their key + value bytes at the end",
+    "sorted_runs": "sorted runs in the final tree",
+}
+
+
+def build_summary(
+    cfg: Config,
+    now: float,
+    finished: bool,
+    n: Counters,
+    wc: WriteController,
+    tree: Tree,
+    device,
+    policy_summary: dict,
+    logical_bytes: float,
+    live_entries: int,
+    latency: pd.DataFrame,
+    compactions: pd.DataFrame,
+) -> dict:
+    """The run's scalars (keys: `SUMMARY_DOC`) from its counters, write controller, final tree, device and
+    the policy's own figures (prefixed `policy_`)."""
+    mt = n.measured_time
+    s: dict = {
+        "sim_time_s": now,
+        "measured_time_s": mt,
+        "completed": bool(finished and now < cfg.sim.max_time * (1 - 1e-12)),
+        "level0_slowdown_writes_trigger": wc.slowdown_trigger,
+        "level0_stop_writes_trigger": wc.stop_trigger,
+    }
+    total = 0.0
+    for op, count in n.ops.items():
+        m = n.measured_ops[op]
+        s[f"ops_{op}"] = count
+        s[f"throughput_{op}_ops_per_s"] = m / mt if mt > 0 else 0.0
+        total += m
+    s["throughput_ops_per_s"] = total / mt if mt > 0 else 0.0
+    for _, row in latency.iterrows():
+        for stat in ("mean", "p50", "p90", "p99", "p999"):
+            s[f"latency_{row['op']}_{stat}_s"] = float(row[f"{stat}_s"])
+    ub = n.user_bytes
+    written = n.flush_bytes + n.compaction_write_bytes
+    s.update(
+        {
+            "user_bytes": ub,
+            "flush_bytes": n.flush_bytes,
+            "compaction_read_bytes": n.compaction_read_bytes,
+            "compaction_write_bytes": n.compaction_write_bytes,
+            "wal_bytes": n.wal_bytes,
+            "write_amp": written / ub if ub else 0.0,
+            "write_amp_flush": n.flush_bytes / ub if ub else 0.0,
+            "write_amp_compaction": n.compaction_write_bytes / ub if ub else 0.0,
+            "write_amp_rocksdb": written / n.flush_bytes if n.flush_bytes else 0.0,
+            "logical_bytes": logical_bytes,
+            "live_entries": live_entries,
+            "space_amp": tree.bytes / logical_bytes if logical_bytes else 0.0,
+            "space_amp_peak": n.peak_space / logical_bytes if logical_bytes else 0.0,
+            "stall_stop_s": n.stop_time,
+            "stall_slowdown_s": n.slowdown_time,
+            "stall_delay_s": n.delay_time,
+            "stall_delay_write_s": n.delay_total,
+        }
+    )
+    cores = cfg.machine.cores
+    s["cpu_util"] = sum(n.cpu_busy.values()) / (cores * now) if now else 0.0
+    for role, busy in n.cpu_busy.items():
+        s[f"cpu_util_{role}"] = busy / (cores * now) if now else 0.0
+    s.update(device.stats())
+    s["device_util"] = device.busy_seconds / now if now else 0.0
+    if "gc_write_amp" in s:
+        s["total_write_amp"] = s["write_amp"] * s["gc_write_amp"]  # Spooky PVLDB'22 Eq. 2
+    kinds = compactions["kind"].value_counts().to_dict() if len(compactions) else {}
+    s["flushes"] = int(kinds.get("flush", 0))
+    s["compactions"] = int(kinds.get("compaction", 0))
+    s["trivial_moves"] = int(kinds.get("trivial_move", 0))
+    for lvl in tree.levels:
+        s[f"files_L{lvl.index}"] = len(lvl.files)
+        s[f"bytes_L{lvl.index}"] = lvl.bytes
+        s[f"runs_L{lvl.index}"] = len(lvl.runs)
+    s["sorted_runs"] = len(tree.runs())
+    s.update({f"policy_{k}": v for k, v in policy_summary.items()})
+    return {k: (float(v) if isinstance(v, float) else v) for k, v in s.items()}

@@ -1,0 +1,101 @@
+"""RocksDB's write stalls: slowdown and stop conditions and the delayed write rate.
+
+After `ColumnFamilyData::RecalculateWriteStallConditions` and `SetupDelay` (RocksDB 7.8,
+db/column_family.cc) and `WriteController` (db/write_controller.cc). The figures it compares come from
+the policy's `WriteControl` (policies/write_control.py): the stall-trigger count, the pending compaction
+bytes, and the policy's own rate limit and per-write delay (ARCE's k).
+"""
+
+from __future__ import annotations
+
+from ..lsm.tree import Tree
+from ..policies.write_control import WriteControl
+
+MIN_DELAYED_RATE = 16 * 1024.0  # bytes/s: WriteController never delays below this
+
+
+class WriteController:
+    """The write stall state of one run: `state` is "none", "slowdown" or "stop"."""
+
+    def __init__(self, lsm, control: WriteControl):
+        self.lsm = lsm
+        self.control = control
+        # RocksDB's SanitizeOptions: slowdown >= the compaction trigger, stop >= slowdown
+        self.slowdown_trigger = max(lsm.level0_slowdown_writes_trigger, control.compaction_trigger)
+        self.stop_trigger = max(lsm.level0_stop_writes_trigger, self.slowdown_trigger)
+        self.delayed_rate = lsm.delayed_write_rate  # the current delayed write rate
+        self.state = "none"
+        self.write_delay = 0.0  # the policy's delay per write now (ARCE's k while runs > c)
+        self._version, self._delayed, self._stopped, self._prev_pending = -1, False, False, 0.0
+        self._pending_cache = (-1, 0.0)
+
+    def pending_bytes(self, tree: Tree) -> float:
+        """The policy's estimate of the compaction debt, once per tree version."""
+        v, b = self._pending_cache
+        if v != tree.version:
+            b = self.control.pending_bytes(tree)
+            self._pending_cache = (tree.version, b)
+        return b
+
+    def memtable_full(self, tree: Tree) -> bool:
+        return tree.memtable.bytes >= self.lsm.write_buffer_size
+
+    def update(self, tree: Tree, writing: bool) -> None:
+        """Re-evaluate the stall state (no stall while no phase writes) and the delayed rate."""
+        self.state = self._condition(tree) if writing else "none"
+        self._setup_delay(tree)
+
+    def _condition(self, tree: Tree) -> str:
+        lsm = self.lsm
+        trig = self.control.stall_count(tree)
+        pending = self.pending_bytes(tree)
+        if self.memtable_full(tree) and len(tree.immutables) >= lsm.max_write_buffer_number - 1:
+            return "stop"
+        if trig >= self.stop_trigger or pending >= lsm.hard_pending_compaction_bytes_limit:
+            return "stop"
+        unflushed = len(tree.immutables) + 1
+        mwbn = lsm.max_write_buffer_number
+        if mwbn > 3 and unflushed >= mwbn - 1:  # RocksDB delays writes one memtable before the limit
+            return "slowdown"
+        if trig >= self.slowdown_trigger or pending >= lsm.soft_pending_compaction_bytes_limit:
+            return "slowdown"
+        return "none"
+
+    def _setup_delay(self, tree: Tree) -> None:
+        """RocksDB 7.8's delayed write rate (column_family.cc SetupDelay), re-evaluated whenever
+        the tree changes (RecalculateWriteStallConditions runs at every new version): while
+        delayed it falls to 0.8x if the compaction debt did not shrink, to 0.6x near or at the
+        stop trigger, and rises 1/0.8x if the debt shrank; leaving the delay condition multiplies
+        it by 1.4; it never exceeds lsm.delayed_write_rate nor drops below 16KiB/s."""
+        v = tree.version
+        if v == self._version:
+            return
+        self._version = v
+        max_rate, min_rate = self.lsm.delayed_write_rate, MIN_DELAYED_RATE
+        pending = self.pending_bytes(tree)
+        near_stop = self.control.stall_count(tree) >= self.stop_trigger - 2
+        if self.state == "slowdown":
+            if self._delayed:  # entering the delay keeps the current rate; while delayed it adapts
+                if near_stop or self._stopped:
+                    self.delayed_rate = max(min_rate, self.delayed_rate * 0.6)
+                elif 0 < self._prev_pending <= pending:
+                    self.delayed_rate = max(min_rate, self.delayed_rate * 0.8)
+                elif self._prev_pending > pending:
+                    self.delayed_rate = min(max_rate, self.delayed_rate / 0.8)
+            self._delayed = True
+        elif self.state == "none" and self._delayed:
+            self.delayed_rate = min(max_rate, self.delayed_rate * 1.4)
+            self._delayed = False
+        self._stopped = self.state == "stop"
+        self._prev_pending = pending
+
+    def limit(self, tree: Tree) -> float | None:
+        """Bytes/s writes may run at: 0 when stopped, delayed_write_rate when slowed (RocksDB's
+        WriteController), or the policy's own limit; None for no limit."""
+        own = self.control.rate_limit(tree)
+        limits = [own] if own is not None else []
+        if self.state == "stop":
+            limits.append(0.0)
+        elif self.state == "slowdown":
+            limits.append(self.delayed_rate)
+        return min(limits) if limits else None

@@ -1,0 +1,61 @@
+"""Hand-built LSM shapes and a static view, for testing policies without running a simulation.
+
+In the spirit of RocksDB's picker tests (db/compaction/compaction_picker_test.cc, `Add(level, file,
+"150", "200")`): describe the tree, hand it to a policy through a `StaticView`, check what it picks.
+
+    tree = TreeBuilder().run(2, (0, 99_500, 3000), (100_000, 199_000, 200)).run(1, (0, 99_000, 1000)).build()
+    c = policy.pick(StaticView(tree))
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .lsm.sstable import Samples
+from .lsm.tree import Tree
+from .policies.view import StaticView
+
+FileSpec = tuple[int, int, int]  # (smallest key, largest key, sampled entries spread evenly between them)
+
+
+class TreeBuilder:
+    """Describe a tree run by run; `build()` makes it with older data at lower sequence numbers (deeper
+    levels first, and within a level the later-listed, older runs first), as an LSM-tree holds it."""
+
+    def __init__(self, key_size: int = 16, entry_overhead: int = 8, entries_per_sample: int = 1, value_size: int = 100):
+        self.key_size, self.entry_overhead, self.eps = key_size, entry_overhead, entries_per_sample
+        self.value_size = value_size
+        self._runs: dict[int, list[list[FileSpec]]] = {}
+
+    def run(self, level: int, *files: FileSpec) -> TreeBuilder:
+        """Add a sorted run of `files` (non-overlapping, in key order) to `level`; the runs of one level
+        are given youngest first, so each call adds a run older than the level's previous ones."""
+        self._runs.setdefault(level, []).append(list(files))
+        return self
+
+    def levels(self, shape: dict[int, list[list[FileSpec]]]) -> TreeBuilder:
+        """Add every run of `shape`: {level: [run, ...] youngest first, each run a list of files}."""
+        for level, runs in shape.items():
+            for files in runs:
+                self.run(level, *files)
+        return self
+
+    def build(self) -> Tree:
+        tree = Tree(self.key_size, self.entry_overhead, self.eps)
+        seq = 1
+        for level in sorted(self._runs, reverse=True):
+            for files in reversed(self._runs[level]):
+                built = []
+                for lo, hi, n in files:
+                    keys = np.unique(np.linspace(lo, hi, n).astype(np.uint64))
+                    seqs = np.arange(seq, seq + keys.size, dtype=np.uint64)
+                    seq += keys.size
+                    s = Samples(
+                        keys, seqs, np.full(keys.size, self.value_size, np.uint32), np.zeros(keys.size, np.uint8)
+                    )
+                    built.append(tree.build_files(s, level, None, 0.0)[0])
+                tree.level(level).runs.insert(0, tree.new_run(built))
+        return tree
+
+
+__all__ = ["StaticView", "TreeBuilder"]
