@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import pkgutil
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Union
 
 from pydantic import Field
 
@@ -61,7 +61,7 @@ def names() -> list[str]:
 def options_union() -> Any:
     """The `policy:` section's type: the registered options classes, told apart by `name`."""
     classes = tuple(cls.Options for cls in policies().values())
-    return Annotated[classes, Field(discriminator="name")]  # type: ignore[valid-type]
+    return Annotated[Union[classes], Field(discriminator="name")]  # type: ignore[valid-type]  # noqa: UP007
 
 
 def make_policy(options, lsm) -> Policy:
