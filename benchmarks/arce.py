@@ -45,20 +45,10 @@ from lsmsim.policies.arce.reference import best_compaction_reference, simulate_r
 from lsmsim.policies.arce.score import best_compaction, best_compaction_frontier, mck  # noqa: E402
 from lsmsim.policies.arce.search import find_best_params, grid_objectives, param_grid  # noqa: E402
 from lsmsim.policies.arce.state import TreeState  # noqa: E402
+from lsmsim.workloads.catalog import TABLE2
 
 MiB = 1024.0 * 1024.0
-MIXES = {  # Table 2: range, update, point (%)
-    "A": (98, 1, 1),
-    "B": (1, 98, 1),
-    "C": (1, 1, 98),
-    "D": (49, 2, 49),
-    "E": (2, 49, 49),
-    "F": (49, 49, 2),
-    "G": (40, 40, 20),
-    "H": (40, 20, 40),
-    "I": (20, 40, 40),
-    "J": (33, 33, 33),
-}
+MIXES = TABLE2  # ArceKV Table 2: range, update, point (%)
 
 
 def paper_tree() -> TreeState:
