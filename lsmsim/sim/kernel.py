@@ -26,12 +26,13 @@ from ..devices import make_device
 from ..errors import InvariantError
 from ..lsm.costs import CostTable, build_costs
 from ..lsm.tree import Tree
-from ..policies import Compaction, make_policy
+from ..policies import make_policy
 from ..workloads.generator import WriteStream
 from ..workloads.presets import resolve_phases
+from .background import Background, IOBatch
 from .counters import Counters
 from .foreground import Group, latency_points, make_groups, mean_service, op_latencies
-from .jobs import Job, compaction_work, flush_work, validate_compaction
+from .jobs import Job
 from .oplevel import OpDriver
 from .phases import PhaseCursor
 from .recorder import Recorder
@@ -54,14 +55,18 @@ class Simulation:
         self.cursor = PhaseCursor(resolve_phases(w))
         self.counters = Counters()
         self.wc = WriteController(lsm, self.policy.write_control)
-        self.jobs: list[Job] = []
         self.groups: list[Group] = []
         self.mix: MixConfig | None = None  # the current (after the phases: the last) phase's mix
-        self.rec = Recorder(cfg, self.env, self.cursor, self.counters, self.tree, self.device, self.wc, self.jobs)
+        jobs: list[Job] = []
+        self.rec = Recorder(cfg, self.env, self.cursor, self.counters, self.tree, self.device, self.wc, jobs)
         self.view = SimView(self)
+        self.io = IOBatch(self.device)
+        self.bg = Background(
+            cfg, self.env, self.tree, self.device, self.policy, self.view, self.counters, self.rec, jobs, self.io
+        )
+        self.jobs = jobs  # the running flush and compaction jobs (Background starts and finishes them)
         self.progress = progress
         self.io_rank: dict[str, int] = {c: i for i, c in enumerate(cfg.machine.io_priority)}
-        self._job_id = 0
         self.seq = 1  # next sequence number
         self.inserts = 0  # writes issued (cursor for sequential/latest keys)
         self.write_carry = 0.0
@@ -70,13 +75,11 @@ class Simulation:
         self._costs: CostTable | None = None
         self._costs_version: tuple | int = -1
         self._wake: simpy.Event | None = None
-        self._policy_idle = False  # the last pick round found no compaction
         self.util = 0.0
         self.op_mode = cfg.sim.mode == "op"
         self.driver = OpDriver(self) if self.op_mode else None
         self._step_event: simpy.Event | None = None
         self._phase_end_event: simpy.Event | None = None
-        self._io: list[tuple[int, float, int]] = []  # (file id, bytes, level hint) written this step
         self.read_latency = self.device.read_latency(0.0)
 
     @property
@@ -104,7 +107,7 @@ class Simulation:
         self.rec.phase_boundary()
         if p is None:
             if self.cfg.sim.flush_at_end and self.tree.memtable.entries:
-                self._flush_io()
+                self.io.flush()
                 self.device.file_written(-self.tree.rotate_memtable().id, 0)
             return
         w = self.cfg.workload
@@ -168,103 +171,6 @@ class Simulation:
 
     def memtable_full(self) -> bool:
         return self.wc.memtable_full(self.tree)
-
-    # ================================================================== background work
-    def _threads_busy(self, kind: str) -> int:
-        return sum(j.threads for j in self.jobs if j.kind == kind)
-
-    def _new_job(self, **kw) -> Job:
-        self._job_id += 1
-        job = Job(id=self._job_id, start=self.env.now, **kw)
-        job.dev = self.device.seconds(job.read_bytes, job.write_bytes, 0.0)
-        return job
-
-    def _start_background(self) -> None:
-        m, lsm = self.cfg.machine, self.cfg.lsm
-        # memtable rotation (RocksDB switches memtables when one fills and a slot is free)
-        if self.memtable_full() and len(self.tree.immutables) < lsm.max_write_buffer_number - 1:
-            self._flush_io()
-            imm = self.tree.rotate_memtable()
-            self.device.file_written(-imm.id, 0)  # the WAL's last partial page
-        flushing = {id(j.memtable) for j in self.jobs if j.kind == "flush"}
-        for imm in list(self.tree.immutables):
-            if id(imm) in flushing:
-                continue
-            if self._threads_busy("flush") >= m.threads.flush:
-                break
-            self.jobs.append(self._new_job(**flush_work(self.tree, imm, lsm.cpu, self.env.now)))
-            flushing.add(id(imm))
-        # RocksDB's MaybeScheduleFlushOrCompaction: NeedsCompaction, then PickCompaction per free thread
-        self._policy_idle = False
-        while self._threads_busy("compaction") < m.threads.compaction:
-            c = self.policy.pick(self.view) if self.policy.needs_compaction(self.view) else None
-            if c is None:
-                self._policy_idle = True
-                break
-            validate_compaction(self.tree, c, self.policy.name)
-            if c.trivial_move:
-                self._trivial_move(c)
-                continue
-            self._start_compaction(c)
-
-    def _pinned(self) -> tuple:
-        return tuple(
-            j.compaction.target_run
-            for j in self.jobs
-            if j.compaction is not None and j.compaction.target_run is not None
-        )
-
-    def _trivial_move(self, c: Compaction) -> None:
-        c.output_run = self.tree.install(c.inputs, list(c.inputs), c.output_level, c.target_run, keep=self._pinned())
-        self.rec.compaction_row(
-            kind="trivial_move",
-            c=c,
-            start=self.env.now,
-            read=0,
-            written=0,
-            entries_in=sum(f.entries for f in c.inputs),
-            entries_out=sum(f.entries for f in c.inputs),
-            outputs=len(c.inputs),
-        )
-        self.policy.on_compaction_done(self.view, c)
-
-    def _start_compaction(self, c: Compaction) -> None:
-        free = self.cfg.machine.threads.compaction - self._threads_busy("compaction")
-        work = compaction_work(self.tree, c, self.cfg.lsm.cpu, self.env.now)
-        self.jobs.append(self._new_job(threads=max(1, min(c.threads, free)), **work))
-
-    def _finish(self, job: Job) -> None:
-        self.jobs.remove(job)
-        self._flush_io()  # the job's last bytes reach the device before its files close
-        for f in job.outputs:
-            self.device.file_written(f.id, f.bytes)
-        if job.memtable is not None:  # a flush
-            self.device.file_deleted(-job.memtable.id, 0)  # its WAL is obsolete
-            run = self.tree.add_flushed(job.memtable, job.outputs)
-            self.counters.flush_bytes += job.write_bytes
-            self.rec.flush_row(job, self.env.now)
-            self.policy.on_flush(self.view, run)
-        elif (c := job.compaction) is not None:
-            for f in c.inputs:
-                f.being_compacted = False
-            c.output_run = self.tree.install(c.inputs, job.outputs, c.output_level, c.target_run, keep=self._pinned())
-            for f in c.inputs:
-                self.device.file_deleted(f.id, f.bytes)
-            self.counters.compaction_read_bytes += job.read_bytes
-            self.counters.compaction_write_bytes += job.write_bytes
-            self.rec.compaction_row(
-                kind="compaction",
-                c=c,
-                start=job.start,
-                read=job.read_bytes,
-                written=job.write_bytes,
-                entries_in=job.entries_in,
-                entries_out=job.entries_out,
-                outputs=len(job.outputs),
-            )
-            self.policy.on_compaction_done(self.view, c)
-        if self.cfg.sim.check_invariants:
-            self.tree.check_invariants(self.policy.overlap_within_levels)
 
     # ================================================================== rates
     def _solve(self) -> None:
@@ -388,7 +294,7 @@ class Simulation:
             if j.rate * dt >= 1.0 - j.progress - 1e-9:
                 dp = 1.0 - j.progress
             hint = 0 if j.compaction is None else j.compaction.output_level
-            self._io.extend(j.file_writes(j.progress, j.progress + dp, hint))
+            self.io.pending.extend(j.file_writes(j.progress, j.progress + dp, hint))
             j.progress += dp
             self.device.account(j.read_bytes * dp, j.write_bytes * dp, 0.0, lsm.block_size)
             key = "flush" if j.kind == "flush" else "compaction"
@@ -414,7 +320,7 @@ class Simulation:
             self.stop_episode = 0.0
         space = self.tree.bytes + sum(j.progress * j.write_bytes for j in self.jobs if j.kind == "compaction")
         n.peak_space = max(n.peak_space, space)
-        self._flush_io()
+        self.io.flush()
         self.device.advance(self.env.now, dt * max(0.0, 1.0 - self.util))
         done = {op: n.ops[op] - self._ops_last[op] for op in n.ops}
         self._ops_last = dict(n.ops)
@@ -454,12 +360,6 @@ class Simulation:
         self._apply_writes(self._write_rate() * dt)
         self.cursor.ops += n_total
 
-    def _flush_io(self) -> None:
-        """Hand the step's writes to the device in one batch (it interleaves them into flash)."""
-        if self._io:
-            self.device.write_streams(self._io)
-            self._io = []
-
     def warm(self, run_blocks, n_ops: float) -> None:
         """Credit data-block reads to runs for the block-cache warm-up model (O(runs); the cost
         model spreads them over the runs' files when it next rebuilds)."""
@@ -488,20 +388,20 @@ class Simulation:
         if self.cfg.lsm.wal:
             self.counters.wal_bytes += ub
             self.device.account(0.0, ub, 0.0, self.cfg.lsm.block_size)
-            self._io.append((-self.tree.memtable.id, ub, 0))
+            self.io.pending.append((-self.tree.memtable.id, ub, 0))
 
     def _done(self) -> bool:
         if not self.cursor.finished:
             return False
         if not self.cfg.sim.drain:
             return True
-        return not self.jobs and not self.tree.immutables and self._policy_idle
+        return not self.jobs and not self.tree.immutables and self.bg.policy_idle
 
     def _fluid_loop(self):
         max_time = self.cfg.sim.max_time
         stalled = 0
         while True:
-            self._start_background()
+            self.bg.start(self.memtable_full())
             if self._done():
                 break
             self._solve()
@@ -530,7 +430,7 @@ class Simulation:
 
     def _handle_events(self) -> None:
         for j in [j for j in self.jobs if j.done]:
-            self._finish(j)
+            self.bg.finish(j)
         if self.cursor.ended(self.env.now):
             self._next_phase()
         self.rec.maybe_sample()

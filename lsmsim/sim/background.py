@@ -1,0 +1,152 @@
+"""Background work: memtable rotation, flushes and compactions on their threads.
+
+`Background.start` is RocksDB's MaybeScheduleFlushOrCompaction (db/db_impl/db_impl_compaction_flush.cc):
+rotate a full memtable when a slot is free, start a flush per free flush thread, then, while a
+compaction thread is free, ask the policy `needs_compaction` and `pick` (the compaction picker's
+NeedsCompaction / PickCompaction), validate what it returns and start it, or move it trivially.
+`finish` installs a job's outputs when its progress reaches 1.
+"""
+
+from __future__ import annotations
+
+from ..config import Config
+from ..devices import Device
+from ..lsm.tree import Tree
+from ..policies import Compaction, Policy
+from .counters import Counters
+from .jobs import Job, compaction_work, flush_work, validate_compaction
+from .recorder import Recorder
+from .view import SimView
+
+
+class IOBatch:
+    """Writes of one step, handed to the device in one batch (it interleaves them into flash)."""
+
+    def __init__(self, device: Device):
+        self.device = device
+        self.pending: list[tuple[int, float, int]] = []  # (file id, bytes, level hint)
+
+    def flush(self) -> None:
+        if self.pending:
+            self.device.write_streams(self.pending)
+            self.pending = []
+
+
+class Background:
+    """The running flush and compaction jobs and the decisions that start and finish them."""
+
+    def __init__(
+        self,
+        cfg: Config,
+        clock,
+        tree: Tree,
+        device: Device,
+        policy: Policy,
+        view: SimView,
+        counters: Counters,
+        rec: Recorder,
+        jobs: list[Job],
+        io: IOBatch,
+    ):
+        self.cfg, self.clock, self.tree, self.device = cfg, clock, tree, device
+        self.policy, self.view, self.counters, self.rec = policy, view, counters, rec
+        self.jobs = jobs
+        self.io = io
+        self.policy_idle = False  # the last pick round found no compaction
+        self._job_id = 0
+
+    def threads_busy(self, kind: str) -> int:
+        return sum(j.threads for j in self.jobs if j.kind == kind)
+
+    def _new_job(self, **kw) -> Job:
+        self._job_id += 1
+        job = Job(id=self._job_id, start=self.clock.now, **kw)
+        job.dev = self.device.seconds(job.read_bytes, job.write_bytes, 0.0)
+        return job
+
+    def start(self, memtable_full: bool) -> None:
+        """Start what the free threads can take now."""
+        m, lsm, tree = self.cfg.machine, self.cfg.lsm, self.tree
+        # memtable rotation (RocksDB switches memtables when one fills and a slot is free)
+        if memtable_full and len(tree.immutables) < lsm.max_write_buffer_number - 1:
+            self.io.flush()
+            imm = tree.rotate_memtable()
+            self.device.file_written(-imm.id, 0)  # the WAL's last partial page
+        flushing = {id(j.memtable) for j in self.jobs if j.kind == "flush"}
+        for imm in list(tree.immutables):
+            if id(imm) in flushing:
+                continue
+            if self.threads_busy("flush") >= m.threads.flush:
+                break
+            self.jobs.append(self._new_job(**flush_work(tree, imm, lsm.cpu, self.clock.now)))
+            flushing.add(id(imm))
+        self.policy_idle = False
+        while self.threads_busy("compaction") < m.threads.compaction:
+            c = self.policy.pick(self.view) if self.policy.needs_compaction(self.view) else None
+            if c is None:
+                self.policy_idle = True
+                break
+            validate_compaction(tree, c, self.policy.name)
+            if c.trivial_move:
+                self._trivial_move(c)
+                continue
+            free = m.threads.compaction - self.threads_busy("compaction")
+            work = compaction_work(tree, c, lsm.cpu, self.clock.now)
+            self.jobs.append(self._new_job(threads=max(1, min(c.threads, free)), **work))
+
+    def _pinned(self) -> tuple:
+        """Target runs of running compactions: installs must keep them in place."""
+        return tuple(
+            j.compaction.target_run
+            for j in self.jobs
+            if j.compaction is not None and j.compaction.target_run is not None
+        )
+
+    def _trivial_move(self, c: Compaction) -> None:
+        c.output_run = self.tree.install(c.inputs, list(c.inputs), c.output_level, c.target_run, keep=self._pinned())
+        entries = sum(f.entries for f in c.inputs)
+        self.rec.compaction_row(
+            kind="trivial_move",
+            c=c,
+            start=self.clock.now,
+            read=0,
+            written=0,
+            entries_in=entries,
+            entries_out=entries,
+            outputs=len(c.inputs),
+        )
+        self.policy.on_compaction_done(self.view, c)
+
+    def finish(self, job: Job) -> None:
+        """Install a finished job's outputs, tell the device and the policy."""
+        self.jobs.remove(job)
+        self.io.flush()  # the job's last bytes reach the device before its files close
+        for f in job.outputs:
+            self.device.file_written(f.id, f.bytes)
+        if job.memtable is not None:  # a flush
+            self.device.file_deleted(-job.memtable.id, 0)  # its WAL is obsolete
+            run = self.tree.add_flushed(job.memtable, job.outputs)
+            self.counters.flush_bytes += job.write_bytes
+            self.rec.flush_row(job, self.clock.now)
+            self.policy.on_flush(self.view, run)
+        elif (c := job.compaction) is not None:
+            for f in c.inputs:
+                f.being_compacted = False
+            c.output_run = self.tree.install(c.inputs, job.outputs, c.output_level, c.target_run, keep=self._pinned())
+            for f in c.inputs:
+                self.device.file_deleted(f.id, f.bytes)
+            self.counters.compaction_read_bytes += job.read_bytes
+            self.counters.compaction_write_bytes += job.write_bytes
+            self.rec.compaction_row(
+                kind="compaction",
+                c=c,
+                start=job.start,
+                read=job.read_bytes,
+                written=job.write_bytes,
+                entries_in=job.entries_in,
+                entries_out=job.entries_out,
+                outputs=len(job.outputs),
+            )
+            self.policy.on_compaction_done(self.view, c)
+        if self.cfg.sim.check_invariants:
+            self.tree.check_invariants(self.policy.overlap_within_levels)
