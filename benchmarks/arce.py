@@ -38,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lsmsim.policies.arce._kernels import _score_all_repeat_nb  # noqa: E402
+from lsmsim.policies.arce._kernels import _best_index_nb, _enumerate_nb, _score_nb  # noqa: E402
 from lsmsim.policies.arce.candidates import count_candidates  # noqa: E402
 from lsmsim.policies.arce.cost import ArceParams, CostParams, Workload, alpha_from_bits_per_key, model_consts  # noqa: E402
 from lsmsim.policies.arce.reference import best_compaction_reference, simulate_reference  # noqa: E402
@@ -48,6 +48,26 @@ from lsmsim.policies.arce.state import TreeState  # noqa: E402
 from lsmsim.workloads.catalog import TABLE2
 
 MiB = 1024.0 * 1024.0
+
+
+@numba.njit(cache=True)
+def _score_all_repeat_nb(n_rep, counts, sizes, P, K):
+    """n_rep times enumerate the candidates, score them all, pick the best (allocations included). Its numba
+    cache does not see edits to the kernels it calls (numba issue 1833): clear benchmarks/__pycache__ after one."""
+    acc = 0
+    for _ in range(n_rep):
+        nc = _enumerate_nb(counts, P.span, np.empty((0, 4), dtype=np.int64), False)
+        cands = np.empty((nc, 4), dtype=np.int64)
+        _enumerate_nb(counts, P.span, cands, True)
+        X = np.empty(nc)
+        Y = np.empty(nc, dtype=np.int64)
+        T = np.empty(nc, dtype=np.int64)
+        E = np.empty(nc)
+        _score_nb(sizes, cands, sizes.size, P, K, 1, 0.0, X, Y, T, E)
+        acc += _best_index_nb(X, Y, E)
+    return acc
+
+
 MIXES = TABLE2  # ArceKV Table 2: range, update, point (%)
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from lsmsim.rocksdb import LibraryNotFoundError, LiveFile, Options, RocksDB, RocksDBError, WriteBatch
 from lsmsim.rocksdb import lib as rlib
-from lsmsim.rocksdb.bridge import parse_statistics
+from lsmsim.rocksdb.metadata import parse_statistics
 
 try:
     rlib.load()

@@ -5,8 +5,12 @@ Importing this package never loads librocksdb; the first RocksDB call does (Libr
 the Debian package librocksdb-dev, if it is missing; $LSMSIM_LIBROCKSDB overrides the library path).
 """
 
-from .bridge import Iterator, LiveFile, Options, RocksDB, WriteBatch, parse_statistics
+from .batch import WriteBatch
+from .bridge import RocksDB
+from .iterator import Iterator
 from .lib import LibraryNotFoundError, RocksDBError
+from .metadata import LiveFile, parse_statistics
+from .options import Options
 
 __all__ = [
     "RocksDB",

@@ -19,11 +19,11 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 from ctypes import POINTER, c_char_p, c_int, c_size_t, c_uint64, c_void_p
 from pathlib import Path
 
+from ..atomic import atomic_write
 from . import lib as _lib
 from .lib import RocksDBError
 
@@ -90,9 +90,8 @@ def build(force: bool = False) -> Path:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise RocksDBError(f"cannot create the shim cache directory {out.parent}: {e} (set LSMSIM_CACHE_DIR)") from e
-    fd, tmp = tempfile.mkstemp(prefix=f".{LIB_NAME}-", suffix=".so.tmp", dir=out.parent)
-    os.close(fd)
-    try:
+
+    def compile_to(tmp: str) -> None:
         cmd = [cxx, *FLAGS, str(SOURCE), "-o", tmp, *_link_args(rocks)]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
@@ -100,10 +99,8 @@ def build(force: bool = False) -> Path:
             tail = "\n".join(p.stderr.strip().splitlines()[-15:])
             raise RocksDBError(f"building the RocksDB CompactFiles shim failed ({' '.join(cmd)}):\n{tail}{hint}")
         os.chmod(tmp, 0o755)
-        os.replace(tmp, out)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+
+    atomic_write(out, compile_to)
     return out
 
 

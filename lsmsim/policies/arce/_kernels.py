@@ -225,24 +225,6 @@ def _table_nb(counts, sizes, enum, cands, P, K, idle_workers, sat_pen):
 
 
 @njit(cache=True)
-def _score_all_repeat_nb(n_rep, counts, sizes, P, K):
-    """Benchmark loop (benchmarks/arce.py): n_rep times enumerate the candidates, score them all, pick the best
-    (allocations included). Here for the numba cache (see above)."""
-    acc = 0
-    for _ in range(n_rep):
-        nc = _enumerate_nb(counts, P.span, np.empty((0, 4), dtype=np.int64), False)
-        cands = np.empty((nc, 4), dtype=np.int64)
-        _enumerate_nb(counts, P.span, cands, True)
-        X = np.empty(nc)
-        Y = np.empty(nc, dtype=np.int64)
-        T = np.empty(nc, dtype=np.int64)
-        E = np.empty(nc)
-        _score_nb(sizes, cands, sizes.size, P, K, 1, 0.0, X, Y, T, E)
-        acc += _best_index_nb(X, Y, E)
-    return acc
-
-
-@njit(cache=True)
 def _choose_nb(sizes, cnt, P, K, bx, ba, bi, fy):  # noqa: C901 (numba kernel: one loop over candidates with early exits, split it and the JIT loses the fusion)
     """Best compaction of a tree given as per-level sorted sizes (canonical order), scoring only the (X, y)
     Pareto frontier. Returns (first, y, start level, X, t, E); y = 0 when nothing has E > 0.

@@ -1,0 +1,128 @@
+"""RocksDB's options as the bridge sets them: `Options` (DBOptions + ColumnFamilyOptions +
+BlockBasedTableOptions with RocksDB 7.8's defaults) and its translation into a C `rocksdb_options_t*`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+COMPACTION_STYLES = {"level": 0, "universal": 1, "fifo": 2}  # c.h: rocksdb_level_compaction, ...
+COMPRESSIONS = {"none": 0, "snappy": 1, "zlib": 2, "bz2": 3, "lz4": 4, "lz4hc": 5, "xpress": 6, "zstd": 7}
+UINT_MAX = 2**32 - 1
+
+
+def _c_int(v: int) -> int:
+    """An unsigned value passed through a C `int` parameter (c.cc stores it in an unsigned field)."""
+    v = int(v)
+    return v - 2**32 if v > 2**31 - 1 else v
+
+
+@dataclass
+class Options:
+    """RocksDB options (DBOptions + ColumnFamilyOptions + BlockBasedTableOptions) the bridge sets.
+
+    Defaults are RocksDB 7.8's, except compression ("none"; RocksDB's is snappy), create_if_missing (True),
+    statistics (True) and bloom_bits_per_key (10; RocksDB has no filter by default; 0 = no filter).
+    block_cache_size 0 disables the block cache. disable_wal applies to every write (WriteOptions).
+    universal_* apply to compaction_style="universal", fifo_max_table_files_size to "fifo".
+    """
+
+    compaction_style: str = "level"
+    write_buffer_size: int = 64 << 20
+    max_write_buffer_number: int = 2
+    level0_file_num_compaction_trigger: int = 4
+    level0_slowdown_writes_trigger: int = 20
+    level0_stop_writes_trigger: int = 36
+    max_bytes_for_level_base: int = 256 << 20
+    max_bytes_for_level_multiplier: float = 10.0
+    target_file_size_base: int = 64 << 20
+    target_file_size_multiplier: int = 1
+    level_compaction_dynamic_level_bytes: bool = False
+    num_levels: int = 7
+    bloom_bits_per_key: float = 10.0
+    block_cache_size: int = 8 << 20
+    use_direct_reads: bool = False
+    use_direct_io_for_flush_and_compaction: bool = False
+    max_background_jobs: int = 2
+    max_subcompactions: int = 1
+    disable_auto_compactions: bool = False
+    compression: str = "none"
+    create_if_missing: bool = True
+    statistics: bool = True
+    disable_wal: bool = False
+    universal_size_ratio: int = 1
+    universal_min_merge_width: int = 2
+    universal_max_merge_width: int = UINT_MAX
+    universal_max_size_amplification_percent: int = 200
+    fifo_max_table_files_size: int = 1 << 30
+
+    def __post_init__(self):
+        if self.compaction_style not in COMPACTION_STYLES:
+            raise ValueError(
+                f"compaction_style must be one of {', '.join(map(repr, COMPACTION_STYLES))}, "
+                f"not {self.compaction_style!r}"
+            )
+        if self.compression not in COMPRESSIONS:
+            raise ValueError(
+                f"compression must be one of {', '.join(map(repr, COMPRESSIONS))}, not {self.compression!r}"
+            )
+
+    def _to_c(self, lib) -> int:
+        """A new rocksdb_options_t* (the caller destroys it) with these options set."""
+        o = lib.rocksdb_options_create()
+        lib.rocksdb_options_set_create_if_missing(o, bool(self.create_if_missing))
+        lib.rocksdb_options_set_compaction_style(o, COMPACTION_STYLES[self.compaction_style])
+        lib.rocksdb_options_set_write_buffer_size(o, int(self.write_buffer_size))
+        lib.rocksdb_options_set_max_write_buffer_number(o, int(self.max_write_buffer_number))
+        lib.rocksdb_options_set_level0_file_num_compaction_trigger(o, int(self.level0_file_num_compaction_trigger))
+        lib.rocksdb_options_set_level0_slowdown_writes_trigger(o, int(self.level0_slowdown_writes_trigger))
+        lib.rocksdb_options_set_level0_stop_writes_trigger(o, int(self.level0_stop_writes_trigger))
+        lib.rocksdb_options_set_max_bytes_for_level_base(o, int(self.max_bytes_for_level_base))
+        lib.rocksdb_options_set_max_bytes_for_level_multiplier(o, float(self.max_bytes_for_level_multiplier))
+        lib.rocksdb_options_set_target_file_size_base(o, int(self.target_file_size_base))
+        lib.rocksdb_options_set_target_file_size_multiplier(o, int(self.target_file_size_multiplier))
+        lib.rocksdb_options_set_level_compaction_dynamic_level_bytes(o, bool(self.level_compaction_dynamic_level_bytes))
+        lib.rocksdb_options_set_num_levels(o, int(self.num_levels))
+        lib.rocksdb_options_set_max_background_jobs(o, int(self.max_background_jobs))
+        lib.rocksdb_options_set_max_subcompactions(o, int(self.max_subcompactions))
+        lib.rocksdb_options_set_disable_auto_compactions(o, int(bool(self.disable_auto_compactions)))
+        lib.rocksdb_options_set_compression(o, COMPRESSIONS[self.compression])
+        lib.rocksdb_options_set_use_direct_reads(o, bool(self.use_direct_reads))
+        lib.rocksdb_options_set_use_direct_io_for_flush_and_compaction(
+            o, bool(self.use_direct_io_for_flush_and_compaction)
+        )
+        if self.statistics:
+            lib.rocksdb_options_enable_statistics(o)
+        # table options: the factory copies them; the filter policy is owned by them once set (c.cc:
+        # filter_policy.reset(p)), the cache is a shared_ptr copy, so only the cache handle is ours to free
+        t = lib.rocksdb_block_based_options_create()
+        if self.bloom_bits_per_key > 0:
+            lib.rocksdb_block_based_options_set_filter_policy(
+                t, lib.rocksdb_filterpolicy_create_bloom_full(float(self.bloom_bits_per_key))
+            )
+        if self.block_cache_size > 0:
+            cache = lib.rocksdb_cache_create_lru(int(self.block_cache_size))
+            lib.rocksdb_block_based_options_set_block_cache(t, cache)
+            lib.rocksdb_cache_destroy(cache)
+        else:
+            lib.rocksdb_block_based_options_set_no_block_cache(t, 1)
+        lib.rocksdb_options_set_block_based_table_factory(o, t)
+        lib.rocksdb_block_based_options_destroy(t)
+        if self.compaction_style == "universal":  # copied into the options (c.cc: *(uco->rep))
+            u = lib.rocksdb_universal_compaction_options_create()
+            lib.rocksdb_universal_compaction_options_set_size_ratio(u, _c_int(self.universal_size_ratio))
+            lib.rocksdb_universal_compaction_options_set_min_merge_width(u, _c_int(self.universal_min_merge_width))
+            lib.rocksdb_universal_compaction_options_set_max_merge_width(u, _c_int(self.universal_max_merge_width))
+            lib.rocksdb_universal_compaction_options_set_max_size_amplification_percent(
+                u, _c_int(self.universal_max_size_amplification_percent)
+            )
+            lib.rocksdb_options_set_universal_compaction_options(o, u)
+            lib.rocksdb_universal_compaction_options_destroy(u)
+        elif self.compaction_style == "fifo":
+            f = lib.rocksdb_fifo_compaction_options_create()
+            lib.rocksdb_fifo_compaction_options_set_max_table_files_size(f, int(self.fifo_max_table_files_size))
+            lib.rocksdb_options_set_fifo_compaction_options(o, f)
+            lib.rocksdb_fifo_compaction_options_destroy(f)
+        return o
+
+
+__all__ = ["Options", "COMPACTION_STYLES", "COMPRESSIONS", "UINT_MAX"]
