@@ -22,7 +22,7 @@ def test_device_priority_classes():
     hi = Flow("flush", 0, 1, cpu=0.0, dev=0.8)  # wants 1/0.8 units/s = all of the device and more
     lo = Flow("compaction", 1, 1, cpu=0.0, dev=0.5)
     hi.cap = 1.0  # uses 0.8 of the device
-    util = solve([hi, lo], cores=2, switch_overhead=0.0)
+    util = solve([hi, lo], cores=2, switch_overhead=0.0).util
     assert hi.rate == pytest.approx(1.0)
     assert lo.rate == pytest.approx(0.2 / 0.5)
     assert util == pytest.approx(1.0)
@@ -108,3 +108,17 @@ def test_idle_reserved_cores_are_not_lent():
     solve([writer, queries], 4, 0.0, reserved_cores=2)
     assert writer.rate == pytest.approx(0.25)
     assert queries.rate == pytest.approx(2.0)  # pinned: the reserved pool's idle 1.75 cores stay idle
+
+
+def test_solver_reports_whether_it_reached_its_fixed_point():
+    """A device-bound flow frees CPU only in the second round: one round is not the fixed point, and the
+    solver says so (the kernel counts such steps in `sharing_unconverged_steps`)."""
+
+    def flows():
+        return [Flow("io", 0, 1, cpu=0.1, dev=1.0)] + [Flow(f"c{i}", 1, 1, cpu=1.0, dev=0.0) for i in range(2)]
+
+    full = solve(flows(), cores=2, switch_overhead=0.0)
+    assert full.converged and 2 <= full.rounds <= 8
+    cut = solve(flows(), cores=2, switch_overhead=0.0, iterations=1)
+    assert not cut.converged and cut.rounds == 1
+    assert solve([], cores=2, switch_overhead=0.0) == (0.0, True, 0)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from ..config import PhaseConfig
 from ..lsm.costs import CostTable
+from ..tolerances import PROB_EPS, REL_EPS, WAIT_EPS
 from .counters import READ_OPS
 from .sharing import Flow
 
@@ -92,10 +93,10 @@ def op_latencies(g: Group, costs: CostTable, read_latency: float, write_delay: f
         return
     mean = sum(s * (g.per_op[op] + g.reads[op] * read_latency) for op, s in g.shares.items())
     extra = g.threads / g.rate - mean  # per op of a thread, beyond its own service time
-    if extra <= 1e-15 or g.name == "writers":  # a fixed-rate writer's gaps are idle, not latency
+    if extra <= WAIT_EPS or g.name == "writers":  # a fixed-rate writer's gaps are idle, not latency
         return
     wshare = g.shares.get("write", 0.0)
-    if wshare > 0 and write_limited and f.cap < math.inf and f.rate >= f.cap * (1 - 1e-9):
+    if wshare > 0 and write_limited and f.cap < math.inf and f.rate >= f.cap * (1 - REL_EPS):
         g.per_op["write"] += extra / wshare  # the write controller delays writes only
     else:
         k = 1.0 + extra / mean  # every op of the mix takes k times as long as alone
@@ -115,6 +116,6 @@ def latency_points(g: Group, op: str, read_latency: float) -> list[tuple[float, 
     base = g.per_op[op]
     k = math.floor(r)
     frac = r - k
-    if frac <= 1e-12:
+    if frac <= PROB_EPS:
         return [(base + k * read_latency, 1.0)]
     return [(base + k * read_latency, 1.0 - frac), (base + (k + 1) * read_latency, frac)]

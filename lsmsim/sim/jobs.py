@@ -16,6 +16,7 @@ from ..lsm.merge import merge_samples
 from ..lsm.sstable import Samples, SSTFile
 from ..lsm.tree import Tree
 from ..policies.base import Compaction
+from ..tolerances import PROGRESS_EPS
 from .sharing import Flow
 
 
@@ -42,7 +43,7 @@ class Job:
 
     @property
     def done(self) -> bool:
-        return self.progress >= 1.0 - 1e-12
+        return self.progress >= 1.0 - PROGRESS_EPS
 
     def file_writes(self, p0: float, p1: float, hint: int) -> list[tuple[int, float, int]]:
         """Bytes each output file receives as progress goes from p0 to p1 (files are written one

@@ -27,6 +27,7 @@ from ..errors import InvariantError
 from ..lsm.costs import CostTable, build_costs
 from ..lsm.tree import Tree
 from ..policies import make_policy
+from ..tolerances import COUNT_EPS, ROUND_EPS, TIME_EPS
 from ..workloads.generator import WriteStream
 from ..workloads.presets import resolve_phases
 from .background import Background, IOBatch
@@ -229,7 +230,9 @@ class Simulation:
             for g, flow in zip(groups, flows[len(self.jobs) :]):
                 # a delayed write waits without CPU or device: a synchronous wait like a block read
                 flow.sync = g.sync_reads * dev.read_latency(util) + g.shares.get("write", 0.0) * self.wc.write_delay
-            util = solve(flows, m.cores, m.context_switch_overhead, reserved_cores=m.reserved_cores)
+            util, converged, _ = solve(flows, m.cores, m.context_switch_overhead, reserved_cores=m.reserved_cores)
+        if not converged:  # the rates are the last round's; the summary counts such steps
+            self.counters.unconverged_steps += 1
         self.util = util
         self.read_latency = dev.read_latency(util)
         for j, flow in zip(self.jobs, flows):
@@ -254,7 +257,7 @@ class Simulation:
             if w > 0 and not self.memtable_full():
                 need = math.ceil(
                     (self.cfg.lsm.write_buffer_size - self.tree.memtable.bytes) / self._memtable_bytes_per_write()
-                    - 1e-9
+                    - ROUND_EPS
                 )
                 d = max(need - self.write_carry, 0.0) / w
                 if d < t:
@@ -291,7 +294,7 @@ class Simulation:
         lsm, n = self.cfg.lsm, self.counters
         for j in self.jobs:
             dp = min(j.rate * dt, 1.0 - j.progress)
-            if j.rate * dt >= 1.0 - j.progress - 1e-9:
+            if j.rate * dt >= 1.0 - j.progress - ROUND_EPS:
                 dp = 1.0 - j.progress
             hint = 0 if j.compaction is None else j.compaction.output_level
             self.io.pending.extend(j.file_writes(j.progress, j.progress + dp, hint))
@@ -335,7 +338,7 @@ class Simulation:
             k_ops = g.rate * dt
             if g.open:
                 g.backlog = g.backlog + (g.target - g.rate) * dt
-                if g.backlog < 1e-6:  # drained (snap float dust, or the next step would be a Zeno step)
+                if g.backlog < COUNT_EPS:  # drained (snap float dust, or the next step would be a Zeno step)
                     g.backlog = 0.0
             n_total += k_ops
             reads = 0.0
@@ -371,7 +374,7 @@ class Simulation:
 
     def _apply_writes(self, n_float: float) -> None:
         x = n_float + self.write_carry
-        n = int(math.floor(x + 1e-6))
+        n = int(math.floor(x + COUNT_EPS))
         self.write_carry = max(0.0, x - n)
         if n <= 0:
             return
@@ -424,7 +427,7 @@ class Simulation:
                 raise InvariantError(f"the kernel made no progress at t={t0} s for {stalled} steps (next event: {why})")
             if self.progress is not None:
                 self.progress.update_to(self)
-            if self.env.now >= max_time - 1e-12:
+            if self.env.now >= max_time - TIME_EPS:
                 break
         self.rec.sample(force=True)
 

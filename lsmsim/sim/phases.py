@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..config import PhaseConfig
+from ..tolerances import COUNT_EPS, TIME_EPS
 
 
 class PhaseCursor:
@@ -42,8 +43,8 @@ class PhaseCursor:
         p = self.phase
         if p is None:
             return False
-        return (p.operations is not None and self.ops >= p.operations - 1e-6) or (
-            p.duration is not None and now >= self.start + p.duration - 1e-12
+        return (p.operations is not None and self.ops >= p.operations - COUNT_EPS) or (
+            p.duration is not None and now >= self.start + p.duration - TIME_EPS
         )
 
     def fraction(self, now: float) -> float:

@@ -38,6 +38,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ..tolerances import TIME_EPS
+
 __all__ = [
     "poisson_arrivals",
     "bursty_rates",
@@ -118,7 +120,7 @@ def bursty_rates(base_rate: float, burst_factor: float, period: float, duty: flo
         raise ValueError("duty must be in (0, 1)")
     if not (burst_factor >= 1.0 and math.isfinite(burst_factor)):
         raise ValueError("burst_factor must be finite and >= 1")
-    if duty * burst_factor > 1.0 + 1e-12:
+    if duty * burst_factor > 1.0 + TIME_EPS:
         raise ValueError(
             f"impossible burst: duty*burst_factor = {duty * burst_factor:g} > 1 would need a negative off-phase rate"
         )

@@ -11,11 +11,13 @@ import pandas as pd
 from ..lsm.merge import dedup_versions, merge_samples
 from ..lsm.sstable import Samples
 from ..result import Result
+from ..tolerances import ROUND_EPS, TIME_EPS
 from . import queueing
 from .summary import build_summary
 
 # latency histogram: log-spaced bins from 10 ns to 1000 s, 0.5% wide
 _LAT_LO, _LAT_HI, _LAT_BINS = -8.0, 3.0, 5000
+_LAT_MIN = 1e-8  # s: latencies below the lowest edge (10 ns) count in the first bin
 _EDGES = np.logspace(_LAT_LO, _LAT_HI, _LAT_BINS + 1)
 _MIDS = np.sqrt(_EDGES[:-1] * _EDGES[1:])
 PERCENTILES = (("p50", 50), ("p90", 90), ("p99", 99), ("p999", 99.9))
@@ -33,7 +35,7 @@ class LatencyHistogram:
     def add(self, latency: float, count: float) -> None:
         if count <= 0 or not math.isfinite(latency):
             return
-        i = int((math.log10(max(latency, 1e-8)) - _LAT_LO) / (_LAT_HI - _LAT_LO) * _LAT_BINS)
+        i = int((math.log10(max(latency, _LAT_MIN)) - _LAT_LO) / (_LAT_HI - _LAT_LO) * _LAT_BINS)
         self.w[min(max(i, 0), _LAT_BINS - 1)] += count
         self.total += count
         self.sum += latency * count
@@ -43,7 +45,7 @@ class LatencyHistogram:
         lat = lat[np.isfinite(lat)]
         if lat.size == 0:
             return
-        i = ((np.log10(np.maximum(lat, 1e-8)) - _LAT_LO) / (_LAT_HI - _LAT_LO) * _LAT_BINS).astype(int)
+        i = ((np.log10(np.maximum(lat, _LAT_MIN)) - _LAT_LO) / (_LAT_HI - _LAT_LO) * _LAT_BINS).astype(int)
         np.add.at(self.w, np.clip(i, 0, _LAT_BINS - 1), 1.0)
         self.total += lat.size
         self.sum += float(lat.sum())
@@ -154,14 +156,14 @@ class Recorder:
         )
 
     def maybe_sample(self) -> None:
-        while self.clock.now >= self.next_sample - 1e-9:
+        while self.clock.now >= self.next_sample - ROUND_EPS:
             self.sample()
             self.next_sample += self.interval
 
     def sample(self, force: bool = False) -> None:
         n, tree, wc = self.counters, self.tree, self.wc
         now = self.clock.now
-        if force and self.rows and self.rows[-1]["time"] >= now - 1e-12:
+        if force and self.rows and self.rows[-1]["time"] >= now - TIME_EPS:
             return
         cur = {
             "ops": dict(n.ops),
@@ -171,7 +173,7 @@ class Recorder:
             "time": now,
         }
         last = self._last or {"ops": {k: 0.0 for k in n.ops}, "cpu": 0.0, "dev": 0.0, "user": 0.0, "time": 0.0}
-        dt = max(now - last["time"], 1e-12)
+        dt = max(now - last["time"], TIME_EPS)
         p = self.cursor.phase
         row = {"time": now, "phase": p.name if p else "(drain)"}
         for op in n.ops:
@@ -233,7 +235,7 @@ class Recorder:
         # phases without open arrivals between open ones: arrivals stop, queued requests are served
         filled: list[tuple] = []
         for seg in segs:
-            if filled and seg[0] > filled[-1][1] + 1e-12:
+            if filled and seg[0] > filled[-1][1] + TIME_EPS:
                 prev = filled[-1]
                 filled.append((prev[1], seg[0], prev[2], prev[3], 0.0))
             filled.append(seg)

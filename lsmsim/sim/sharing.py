@@ -25,6 +25,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
+
+from ..tolerances import REL_EPS, SHARE_EPS
 
 
 @dataclass(eq=False)
@@ -88,15 +91,25 @@ def _cpu_shares(active: list[Flow], demand: list[float], pools: dict[bool, float
     return shares
 
 
+class Sharing(NamedTuple):
+    """What `solve` found: the device utilisation (0..1), whether the CPU demands reached their fixed point
+    within the allowed rounds (else the rates are those of the last round), and the rounds it took."""
+
+    util: float
+    converged: bool
+    rounds: int
+
+
 def solve(
     flows: list[Flow], cores: float, switch_overhead: float, iterations: int = 8, reserved_cores: float = 0.0
-) -> float:
-    """Set each flow's `rate` and `cpu_share`; return the device utilisation (0..1)."""
+) -> Sharing:
+    """Set each flow's `rate` and `cpu_share`; return the device utilisation and whether the fixed point
+    was reached in `iterations` rounds."""
     for f in flows:
         f.rate = 0.0
     active = [f for f in flows if f.cap > 0 and (f.cpu > 0 or f.dev > 0 or f.sync > 0)]
     if not active:
-        return 0.0
+        return Sharing(0.0, True, 0)
     if reserved_cores > 0:
         pools = {True: float(reserved_cores), False: float(cores) - reserved_cores}
     else:
@@ -106,9 +119,11 @@ def solve(
     demand = [min(1.0, f.duty) for f in active]
     classes = sorted({f.io_class for f in active})
     util = 0.0
-    for _ in range(iterations):
+    converged, rounds = False, 0
+    for rounds in range(1, iterations + 1):  # noqa: B007 (rounds is reported)
         shares = _cpu_shares(active, demand, pools, switch_overhead)
         bound = {}
+        granted = {}  # device allocation as a rate, for flows that use the device
         for f, s in zip(active, shares):
             f.cpu_share = s
             bound[f] = min(f.cap, f.threads * f.thread_rate(s))
@@ -118,6 +133,8 @@ def solve(
             need = [bound[f] * f.dev if f.dev > 0 else 0.0 for f in members]
             alloc = water_fill(need, [1] * len(members), left)
             for f, a in zip(members, alloc):
+                if f.dev > 0:
+                    granted[f] = a / f.dev
                 f.rate = min(bound[f], a / f.dev) if f.dev > 0 else bound[f]
                 left -= f.rate * f.dev
             left = max(0.0, left)
@@ -129,10 +146,18 @@ def solve(
                 new.append(0.0)
                 continue
             used = f.rate * f.cpu / f.threads
-            held = f.rate < bound[f] * (1 - 1e-9) or (f.cap < math.inf and f.rate >= f.cap * (1 - 1e-9))
+            # held back: by the device or its cap now, or by a device allocation that its reduced CPU demand
+            # exactly matches (without the last case the demand would flip back to the full duty cycle and
+            # the rounds would alternate between two allocations instead of settling)
+            held = (
+                f.rate < bound[f] * (1 - REL_EPS)
+                or (f.cap < math.inf and f.rate >= f.cap * (1 - REL_EPS))
+                or (f in granted and granted[f] <= bound[f] * (1 + REL_EPS))
+            )
             f.held = held
             new.append(min(1.0, f.duty, used) if held else min(1.0, f.duty))
-        if all(abs(a - b) <= 1e-12 for a, b in zip(new, demand)):
+        if all(abs(a - b) <= SHARE_EPS for a, b in zip(new, demand)):
+            converged = True
             break
         demand = new
-    return util
+    return Sharing(util, converged, rounds)

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from ..tolerances import TIME_EPS
+
 if TYPE_CHECKING:
     from ..config import Config
     from ..lsm.tree import Tree
@@ -32,6 +34,8 @@ SUMMARY_DOC = {
     "write_amp_rocksdb": "(flush_bytes + compaction_write_bytes) / flush_bytes: RocksDB's 'Sum' W-Amp",
     "space_amp": "tree bytes at the end / live logical bytes (key + value of live keys)",
     "space_amp_peak": "peak of (tree bytes + compaction output written so far) / live logical bytes",
+    "sharing_unconverged_steps": "kernel steps whose CPU/device sharing had not reached its fixed point in the "
+    "solver's rounds (their rates are the last round's); 0 in a healthy run",
     "stall_stop_s / stall_slowdown_s": "simulated seconds writes were stopped / slowed down",
     "cpu_util / cpu_util_<role>": "CPU busy fraction of all cores (role: flush, compaction, foreground)",
     "device_util": "device busy seconds / sim_time_s",
@@ -69,7 +73,7 @@ def build_summary(
     s: dict = {
         "sim_time_s": now,
         "measured_time_s": mt,
-        "completed": bool(finished and now < cfg.sim.max_time * (1 - 1e-12)),
+        "completed": bool(finished and now < cfg.sim.max_time * (1 - TIME_EPS)),
         "level0_slowdown_writes_trigger": wc.slowdown_trigger,
         "level0_stop_writes_trigger": wc.stop_trigger,
     }
@@ -103,6 +107,7 @@ def build_summary(
             "stall_stop_s": n.stop_time,
             "stall_slowdown_s": n.slowdown_time,
             "stall_delay_s": n.delay_time,
+            "sharing_unconverged_steps": n.unconverged_steps,
             "stall_delay_write_s": n.delay_total,
         }
     )

@@ -32,6 +32,7 @@ import math
 
 import numpy as np
 
+from ..tolerances import ROUND_EPS
 from ._kernels import feistel_kernel, fnv1a64_array, normal_kernel, zipf_kernel
 from .zipf import zeta, zipf_params
 
@@ -97,7 +98,7 @@ def _check_fraction(fraction: float) -> float:
 
 def _top_count(fraction: float, num: int) -> int:
     # Tolerate float noise such as 0.3 * 10 = 2.9999999999999996.
-    return min(num, int(math.floor(fraction * num + 1e-9)))
+    return min(num, int(math.floor(fraction * num + ROUND_EPS)))
 
 
 class KeySampler(abc.ABC):

@@ -16,6 +16,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from ...tolerances import REL_EPS, ROUND_EPS
+
 
 class ModelConsts(NamedTuple):
     """Cost-model constants of one workload and device (Sec. 3.2), in the units of ``CostParams``."""
@@ -95,7 +97,7 @@ def _windows_nb(q, s, a, b, uk, c, g):
     t = _raw_windows_nb(q, s, a, b, uk, c)
     if g == 1.0:
         return t
-    tt = np.int64(math.ceil(t / g - 1e-9))
+    tt = np.int64(math.ceil(t / g - ROUND_EPS))
     return tt if tt > 1 else 1
 
 
@@ -248,13 +250,13 @@ def _choose_nb(sizes, cnt, P, K, bx, ba, bi, fy):  # noqa: C901 (numba kernel: o
         return -1, 0, -1, 0.0, 0, 0.0
     s = n
     # upper bound of E at y with t >= 1: M elc y - elc - u k max(0, s + 1 - c); nothing can be > 0 if it fails
-    # at y = n - 1 (1e-9 relative slack: far above rounding, so no candidate the full scan takes is skipped)
+    # at y = n - 1 (REL_EPS relative slack: far above rounding, so no candidate the full scan takes is skipped)
     st1 = s + 1 - c
     if st1 < 0:
         st1 = 0
     pen1 = elc + u * k * st1
     hi = M * elc * (n - 1)
-    if hi - pen1 <= -1e-9 * (hi + pen1):
+    if hi - pen1 <= -REL_EPS * (hi + pen1):
         return -1, 0, -1, 0.0, 0, 0.0
     for y in range(n):
         bx[y] = np.inf
@@ -315,8 +317,8 @@ def _choose_nb(sizes, cnt, P, K, bx, ba, bi, fy):  # noqa: C901 (numba kernel: o
         y = fy[j]
         x = bx[y]
         hi = M * elc * y
-        if hi - pen1 < best_e - 1e-9 * (hi + pen1 + best_e):
-            break  # no smaller y can beat best_e (or be > 0); 1e-9: rounding slack
+        if hi - pen1 < best_e - REL_EPS * (hi + pen1 + best_e):
+            break  # no smaller y can beat best_e (or be > 0); REL_EPS: rounding slack
         q = x / B * rw
         if t_prev > 0:
             # cheap lower bound of t: t <= t_prev, so each of its windows costs <= W and t >= q / W
@@ -324,18 +326,18 @@ def _choose_nb(sizes, cnt, P, K, bx, ba, bi, fy):  # noqa: C901 (numba kernel: o
             tl = np.int64(q / W)
             if tl > 1:
                 if g != 1.0:
-                    tl = np.int64(math.ceil(tl / g - 1e-9))
+                    tl = np.int64(math.ceil(tl / g - ROUND_EPS))
                 mm = s + tl - c
                 if mm < 0:
                     mm = 0
                 pen = elc * tl + uk * mm
-                if hi - pen < best_e - 1e-9 * (hi + pen + best_e):
+                if hi - pen < best_e - REL_EPS * (hi + pen + best_e):
                     continue  # cannot beat best_e (or be > 0)
         traw = _raw_windows_nb(q, s, a_, b_, uk, c)
         t_prev = traw
         t = traw
         if g != 1.0:
-            t = np.int64(math.ceil(traw / g - 1e-9))
+            t = np.int64(math.ceil(traw / g - ROUND_EPS))
             if t < 1:
                 t = 1
         e = _effect_nb(s, t, y, P, K, 1, 0.0)

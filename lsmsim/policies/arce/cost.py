@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ...tolerances import ROUND_EPS
 from ._kernels import ModelConsts
 
 __all__ = [
@@ -49,7 +50,7 @@ __all__ = [
     "average_cost",
 ]
 
-_AMDAHL_EPS = 1e-9  # t/g within 1e-9 of an integer rounds down to it (R14)
+_AMDAHL_EPS = ROUND_EPS  # t/g within this of an integer rounds down to it (R14)
 
 
 def alpha_from_bits_per_key(bits_per_key: float) -> float:

@@ -15,6 +15,7 @@ import sys
 import time
 from functools import cache
 
+from ...tolerances import REL_EPS
 from .dp import SolveResult, _check, _walk01, _walk2
 from .model import EcoTuneParamError, EcoTuneParams, merge_score
 from .schedule import Merge, Schedule
@@ -171,7 +172,7 @@ def evaluate_schedule(params: EcoTuneParams, merges, alg: int) -> float:  # noqa
 
     if alg != 2:
         raise EcoTuneParamError(f"alg must be 0, 1 or 2, got {alg!r}")
-    eps = 1e-9 * p.T_w
+    eps = REL_EPS * p.T_w
     now, score = 0.0, 0.0
     active = None  # (end_time, lo, hi)
 

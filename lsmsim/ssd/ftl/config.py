@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 
 from ...errors import ConfigError
+from ...tolerances import ROUND_EPS
 
 __all__ = ["VICTIMS", "FTLConfig", "spare_factor_to_ratio", "ratio_to_spare_factor"]
 
@@ -121,7 +122,7 @@ class FTLConfig:
     @property
     def physical_blocks(self) -> int:
         # small epsilon so that e.g. sf = 0.2 on 4 logical blocks gives exactly 5, not 6
-        return max(1, math.ceil(self.logical_pages / (1.0 - self.spare_factor) / self.pages_per_block - 1e-9))
+        return max(1, math.ceil(self.logical_pages / (1.0 - self.spare_factor) / self.pages_per_block - ROUND_EPS))
 
     @property
     def free_low(self) -> int:
