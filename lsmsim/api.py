@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .config import Config, load_config
+from .config import Config
+from .loading import load_config
 from .result import Result
 from .sim import simulate
 

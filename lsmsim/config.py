@@ -3,28 +3,28 @@
 A config has six sections: `machine`, `device`, `lsm`, `policy`, `workload`, `sim` (plus `name` and
 `seed`). Sizes, bandwidths, durations and rates are accepted as unit strings (`64MiB`, `100MB/s`,
 `12us`, `50K/s`) and stored in SI base units. Defaults follow RocksDB 7.8's options where a RocksDB
-option exists (the option keeps RocksDB's name).
+option exists (the option keeps RocksDB's name). The `policy:` and `device:` sections are unions of
+the options classes that each policy and device model declares beside itself (lsmsim/policies/,
+lsmsim/devices/). Reading, overriding and validating a YAML file is `loading.py`'s job.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
-import yaml
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
 from . import units
-from .errors import ConfigError
+from .devices.base import DeviceOptions
+from .devices.registry import devices
+from .devices.registry import options_union as device_options_union
 from .fields import Bandwidth, Bytes, Count, Duration, OpRate, Section
 from .policies.base import PolicyOptions
 from .policies.registry import options_union, policies
 from .workloads.catalog import suite_hot_keys, suite_names
 
 
-# ---------------------------------------------------------------- machine and device
+# ---------------------------------------------------------------- machine
 class ThreadsConfig(Section):
     """Threads by role. `flush` and `compaction` are RocksDB's max_background_flushes/compactions."""
 
@@ -61,97 +61,6 @@ class MachineConfig(Section):
         need = {"flush", "compaction_l0", "compaction", "foreground"}
         if set(self.io_priority) != need or len(self.io_priority) != len(need):
             raise ValueError("io_priority must list each of flush, compaction_l0, compaction, foreground once")
-        return self
-
-
-class DeviceConfig(Section):
-    """The simple device: bandwidth and random-read latency, no garbage collection."""
-
-    model: Literal["simple"] = "simple"
-    capacity: Bytes = units.parse_size("960GB")
-    read_bandwidth: Bandwidth = units.parse_bandwidth("3GB/s")
-    write_bandwidth: Bandwidth = units.parse_bandwidth("1.5GB/s")
-    read_latency: Duration = units.parse_duration("80us")
-    write_latency: Duration = units.parse_duration("20us")
-    max_read_iops: OpRate = Field(
-        units.parse_op_rate("500K/s"), gt=0, description="4KiB random-read IOPS with enough outstanding requests."
-    )
-
-
-class DirectionConfig(Section):
-    """One direction of the SSD timing model (lsmsim/ssd/timing.py)."""
-
-    latency: Duration = Field(gt=0, description="Unloaded latency of one 4KiB request (queue depth 1).")
-    stream_bandwidth: Bandwidth = Field(description="Transfer rate of one request once started.")
-    bandwidth: Bandwidth = Field(description="Maximum throughput for large requests.")
-    iops: OpRate | None = Field(
-        None,
-        gt=0,
-        description="Maximum 4KiB request rate with enough requests "
-        "outstanding; omitted: channels x dies_per_channel / flash_time.",
-    )
-    flash_time: Duration | None = Field(None, gt=0, description="One flash page read (tR) or program (tPROG).")
-
-
-class FtlConfig(Section):
-    """Page-mapped FTL with erase-unit garbage collection (lsmsim/ssd/ftl/)."""
-
-    enabled: bool = Field(True, description="false: no GC at all (in-place media such as Optane).")
-    mapping_unit: Bytes = Field(4096, gt=0, description="Bytes per mapped logical page.")
-    erase_unit: Bytes = Field(units.parse_size("4MiB"), gt=0, description="Bytes per erase block.")
-    over_provisioning: float = Field(0.07, ge=0, lt=10)
-    op_definition: Literal["ratio", "spare_factor"] = Field(
-        "ratio",
-        description="ratio: (physical - logical) / logical, the industry's 7%/28%; "
-        "spare_factor: (physical - logical) / physical, as MQSim and SimpleSSD.",
-    )
-    frontiers: int = Field(1, ge=1, le=64, description="Open write frontiers (erase blocks being filled).")
-    frontier_by: Literal["none", "level"] = Field(
-        "none",
-        description="none: all host writes share frontier 0 in arrival order; level: an LSM "
-        "level's files go to frontier min(level, frontiers - 1) (multi-stream SSD).",
-    )
-    victim: Literal["greedy", "cost_benefit"] = "greedy"
-    gc_free_low: int | None = Field(None, ge=1, description="Foreground GC below this many free blocks.")
-    gc_free_high: int | None = Field(None, ge=1, description="Background GC, when idle, up to this many.")
-    background_gc: bool = True
-    trim: Literal["immediate", "periodic", "none"] = Field(
-        "immediate",
-        description="When deleted files' pages are discarded: at once (discard mount "
-        "option), by a periodic fstrim, or never (LBAs are invalidated only "
-        "when reused).",
-    )
-    fstrim_period: Duration = Field(units.parse_duration("1h"), gt=0)
-
-
-class SSDDeviceConfig(Section):
-    """An SSD: the timing model of lsmsim/ssd/timing.py and an FTL. `preset` loads a device from
-    lsmsim/presets/devices/ (fields given here override it)."""
-
-    model: Literal["ssd"]
-    preset: str | None = None
-    source: str = Field("", description="Where the numbers come from (datasheet, fio traces).")
-    capacity: Bytes = Field(units.parse_size("960GB"), gt=0, description="Logical capacity.")
-    channels: int = Field(8, ge=1)
-    dies_per_channel: int = Field(4, ge=1)
-    read: DirectionConfig
-    write: DirectionConfig
-    ftl: FtlConfig = FtlConfig()
-    host_per_io: Duration = Field(0.0, description="Host CPU time per request (block layer, driver).")
-    latency_shape: dict[str, dict[float, float]] | None = Field(
-        None, description="Calibrated profiles: latency percentile / mean per direction at queue depth 1."
-    )
-
-    @model_validator(mode="after")
-    def _iops_from_parallelism(self):
-        """Internal parallelism: with every die busy, a device serves channels x dies pages per
-        flash operation time (Agrawal et al., USENIX ATC'08 §3)."""
-        for name in ("read", "write"):
-            d = getattr(self, name)
-            if d.iops is None:
-                if d.flash_time is None:
-                    raise ValueError(f"{name}: give 'iops', or 'flash_time' to derive it from channels x dies")
-                d.iops = self.channels * self.dies_per_channel / d.flash_time
         return self
 
 
@@ -235,6 +144,15 @@ else:
 
 def _default_policy():
     return policies()["leveled"].Options(name="leveled")
+
+
+# ---------------------------------------------------------------- device
+# Each device model declares its options class beside itself (lsmsim/devices/); the union is the registry's.
+if TYPE_CHECKING:
+    DeviceConfig = DeviceOptions
+else:
+    DeviceConfig = device_options_union()
+DEFAULT_DEVICE = "simple"  # `device.model` when a config names none
 
 
 # ---------------------------------------------------------------- workload
@@ -399,14 +317,14 @@ class Config(Section):
     name: str = "run"
     seed: int = Field(0, ge=0)
     machine: MachineConfig = MachineConfig()
-    device: Annotated[DeviceConfig | SSDDeviceConfig, Field(discriminator="model")] = DeviceConfig()
+    device: DeviceConfig = devices()[DEFAULT_DEVICE].Options(model=DEFAULT_DEVICE)
 
     @model_validator(mode="before")
     @classmethod
     def _device_model(cls, data):
-        """`device.model` defaults to simple; `device.preset` fills an SSD from a preset file."""
+        """`device.model` defaults to simple (`loading.expand_presets` has filled an SSD from `device.preset`)."""
         if isinstance(data, dict) and isinstance(data.get("device"), dict) and "model" not in data["device"]:
-            data = {**data, "device": {**data["device"], "model": "simple"}}
+            data = {**data, "device": {**data["device"], "model": DEFAULT_DEVICE}}
         return data
 
     lsm: LsmConfig = LsmConfig()
@@ -419,145 +337,3 @@ class Config(Section):
         """Policy options whose defaults depend on other sections (EcoTune's MLC threads)."""
         self.policy.complete(self)
         return self
-
-
-# ---------------------------------------------------------------- loading
-def _deep_merge(base: dict, over: dict) -> dict:
-    out = dict(base)
-    for k, v in over.items():
-        out[k] = _deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
-
-
-def _loc(loc: tuple) -> str:
-    parts = []
-    for p in loc:
-        if isinstance(p, int):
-            parts.append(f"[{p}]")
-        else:
-            parts.append(("." if parts else "") + str(p))
-    return "".join(parts) or "(top level)"
-
-
-def _message(err: Mapping[str, Any]) -> str:
-    msg = err["msg"].removeprefix("Value error, ")
-    if err["type"] == "extra_forbidden":
-        return "unknown field (check the spelling; `lsmsim run --help` points to the reference)"
-    if err["type"] == "literal_error":
-        return msg.replace("Input should be", "must be")
-    if err["type"] == "union_tag_invalid":
-        return msg.replace("Input tag", "name").replace(
-            "does not match any of the expected tags", "is unknown; allowed"
-        )
-    if err["type"] == "union_tag_not_found":
-        return (
-            "needs 'name' (policy: leveled, full_leveling, tiering, lazy_leveling, universal, moose, ecotune, arce) "
-            "or 'model' (device: simple, ssd)"
-        )
-    return msg
-
-
-def _validation_errors(e: ValidationError) -> list[tuple[str, str]]:
-    out = []
-    for err in e.errors():
-        loc = list(err["loc"])
-        # a discriminated union puts the tag into the path: policy.leveled.x -> policy.x
-        if len(loc) >= 2 and loc[0] == "policy" and isinstance(loc[1], str) and loc[1] in policies():
-            del loc[1]
-        if len(loc) >= 2 and loc[0] == "device" and loc[1] in ("simple", "ssd"):
-            del loc[1]
-        out.append((_loc(tuple(loc)), _message(err)))
-    return out
-
-
-def _parse_scalar(text: str) -> Any:
-    return yaml.safe_load(text) if text != "" else ""
-
-
-def apply_override(data: dict, assignment: str) -> None:
-    """Apply `a.b.c=value` (value parsed as YAML) to a nested dict in place."""
-    if "=" not in assignment:
-        raise ConfigError("--set", [(assignment, "expected PATH=VALUE, e.g. lsm.write_buffer_size=64MiB")])
-    path, value = assignment.split("=", 1)
-    keys = path.strip().split(".")
-    node = data
-    for i, k in enumerate(keys[:-1]):
-        if isinstance(node, list):
-            try:
-                node = node[int(k)]
-                continue
-            except (ValueError, IndexError):
-                raise ConfigError("--set", [(".".join(keys[: i + 1]), "is not a list index here")]) from None
-        node = node.setdefault(k, {})
-        if not isinstance(node, (dict, list)):
-            raise ConfigError("--set", [(".".join(keys[: i + 1]), "is a value, not a section")])
-    last = keys[-1]
-    if isinstance(node, list):
-        try:
-            node[int(last)] = _parse_scalar(value)
-        except (ValueError, IndexError):
-            raise ConfigError("--set", [(path, "is not a list index here")]) from None
-    else:
-        node[last] = _parse_scalar(value)
-
-
-def read_yaml(path: str | Path) -> dict:
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise ConfigError(str(p), [("(file)", f"cannot read: {e.strerror}")]) from None
-    except UnicodeDecodeError:
-        raise ConfigError(str(p), [("(file)", "is not a text (UTF-8) YAML file")]) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(file)"
-        raise ConfigError(str(p), [(where, f"not valid YAML: {getattr(e, 'problem', e)}")]) from None
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ConfigError(
-            str(p), [("(top level)", "must be a mapping of sections (machine, device, lsm, policy, workload, sim)")]
-        )
-    return data
-
-
-def expand_presets(data: dict, source: str) -> dict:
-    """Fill `device` from `device.preset` (the preset's fields, then the config's own on top)."""
-    dev = data.get("device")
-    if isinstance(dev, dict) and dev.get("preset") is not None:
-        from .ssd.presets import load_preset, preset_names
-
-        try:
-            base = load_preset(str(dev["preset"]))
-        except KeyError:
-            raise ConfigError(
-                source, [("device.preset", f"unknown preset {dev['preset']!r}; available: {', '.join(preset_names())}")]
-            ) from None
-        data = {**data, "device": _deep_merge(base, dev)}
-    return data
-
-
-def validate(data: dict, source: str = "<config>") -> Config:
-    data = expand_presets(data, source)
-    try:
-        return Config.model_validate(data)
-    except ValidationError as e:
-        raise ConfigError(source, _validation_errors(e)) from None
-
-
-def load_config(path_or_data: str | Path | dict | Config, overrides: Sequence[str] = ()) -> Config:
-    """Read, override and validate a config. Errors are `ConfigError` naming the YAML path."""
-    if isinstance(path_or_data, Config):
-        if not overrides:
-            return path_or_data
-        data, source = path_or_data.model_dump(mode="json"), "<config>"
-    elif isinstance(path_or_data, dict):
-        data, source = copy.deepcopy(path_or_data), "<config>"  # overrides must not leak into the caller's dict
-    else:
-        data, source = read_yaml(path_or_data), str(path_or_data)
-    for o in overrides:
-        apply_override(data, o)
-    return validate(data, source)

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from lsmsim.config import load_config
+from lsmsim.loading import load_config
 from lsmsim.policies.arce.state import TreeState
 from lsmsim.sim.kernel import Simulation
 

@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 
 import lsmsim
-from lsmsim.config import CpuCostConfig, LsmConfig, load_config
+from lsmsim.config import CpuCostConfig, LsmConfig
+from lsmsim.loading import load_config
 from lsmsim.lsm.costs import build_costs
 from lsmsim.lsm.filters import bloom_fpr
 from lsmsim.workloads.presets import resolve_phases

@@ -2,7 +2,8 @@
 
 import pytest
 
-from lsmsim.config import LsmConfig, load_config
+from lsmsim.config import LsmConfig
+from lsmsim.loading import load_config
 from lsmsim.policies import make_policy
 from lsmsim.testing import StaticView, TreeBuilder
 

@@ -161,9 +161,9 @@ def test_fit_recovers_parallel_units():
 
 
 def test_iops_from_channels_and_dies():
-    from lsmsim.config import SSDDeviceConfig
+    from lsmsim.devices.ssd import SSDOptions
 
-    d = SSDDeviceConfig.model_validate(
+    d = SSDOptions.model_validate(
         {
             "model": "ssd",
             "channels": 8,

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 from lsmsim.api import run
-from lsmsim.config import KeysConfig, PhaseConfig, load_config
+from lsmsim.config import KeysConfig, PhaseConfig
 from lsmsim.errors import ConfigError
+from lsmsim.loading import load_config
 from lsmsim.workloads.generator import WriteStream, sampler_for
 from lsmsim.workloads.presets import resolve_phases
 from lsmsim.workloads.suites import suite_names

@@ -1,8 +1,8 @@
 import pytest
 
 from lsmsim import units
-from lsmsim.config import load_config
 from lsmsim.errors import ConfigError
+from lsmsim.loading import load_config
 from tests.conftest import small_config
 
 

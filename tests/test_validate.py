@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from lsmsim.config import load_config
 from lsmsim.errors import LsmsimError
+from lsmsim.loading import load_config
 
 rocksdb = pytest.importorskip("lsmsim.rocksdb")
 try:

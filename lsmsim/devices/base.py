@@ -3,15 +3,30 @@
 Every flow's I/O is converted to *device seconds*: the time the device is busy serving it, so that
 read/write interference follows from one shared capacity of 1 device-second per second. The simple
 bandwidth/latency model (`simple.py`) and the SSD model (`ssd.py`) implement it.
+
+A new device model is one module in this package: an options class (`DeviceOptions` with a
+`model: Literal["..."]`) and a `Device` subclass with `model`, `Options` set and `@register`.
 """
 
 from __future__ import annotations
 
 import abc
+from typing import ClassVar
+
+from ..fields import Section
+
+
+class DeviceOptions(Section):
+    """Base of every device model's options (the YAML `device:` section); subclasses add `model: Literal[...]`."""
+
+    model: str
 
 
 class Device(abc.ABC):
     """What the kernel asks of a device."""
+
+    model: ClassVar[str]
+    Options: ClassVar[type[DeviceOptions]]
 
     def __init__(self):
         self.host_read_bytes = 0.0

@@ -7,10 +7,35 @@ read_latency inflated by queueing, 1/(1 - utilisation) (M/M/1 response time).
 
 from __future__ import annotations
 
-from .base import Device
+from typing import Literal
+
+from pydantic import Field
+
+from .. import units
+from ..fields import Bandwidth, Bytes, Duration, OpRate
+from .base import Device, DeviceOptions
+from .registry import register
 
 
+class SimpleOptions(DeviceOptions):
+    """The simple device: bandwidth and random-read latency, no garbage collection."""
+
+    model: Literal["simple"] = "simple"
+    capacity: Bytes = units.parse_size("960GB")
+    read_bandwidth: Bandwidth = units.parse_bandwidth("3GB/s")
+    write_bandwidth: Bandwidth = units.parse_bandwidth("1.5GB/s")
+    read_latency: Duration = units.parse_duration("80us")
+    write_latency: Duration = units.parse_duration("20us")
+    max_read_iops: OpRate = Field(
+        units.parse_op_rate("500K/s"), gt=0, description="4KiB random-read IOPS with enough outstanding requests."
+    )
+
+
+@register
 class SimpleDevice(Device):
+    model = "simple"
+    Options = SimpleOptions
+
     def __init__(self, cfg):
         super().__init__()
         self.cfg = cfg

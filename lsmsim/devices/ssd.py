@@ -1,5 +1,6 @@
 """The SSD device (`device.model: ssd`): the timing model, extent allocator and FTL of `lsmsim.ssd`
-behind the kernel's `Device` interface.
+behind the kernel's `Device` interface, and its options (`SSDOptions`; `preset` is filled in by
+`loading.expand_presets` before validation).
 
 Files map to logical pages through the extent allocator as they are written. Every kernel step
 hands the device the bytes each open file received in that step; the device interleaves their
@@ -16,17 +17,101 @@ writes in the sharing solver, so GC visibly slows host I/O. Background GC runs i
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
+from pydantic import Field, model_validator
 
+from .. import units
 from ..errors import ConfigError, LsmsimError
+from ..fields import Bandwidth, Bytes, Duration, OpRate, Section
 from ..ssd.alloc import DeviceFullError as _AllocFull
 from ..ssd.alloc import ExtentAllocator
 from ..ssd.ftl import FTL, FTLConfig
 from ..ssd.timing import Direction, SSDTiming
-from .base import Device
+from .base import Device, DeviceOptions
+from .registry import register
 
 
+# ---------------------------------------------------------------- options (the YAML `device:` section)
+class DirectionOptions(Section):
+    """One direction of the SSD timing model (lsmsim/ssd/timing.py)."""
+
+    latency: Duration = Field(gt=0, description="Unloaded latency of one 4KiB request (queue depth 1).")
+    stream_bandwidth: Bandwidth = Field(description="Transfer rate of one request once started.")
+    bandwidth: Bandwidth = Field(description="Maximum throughput for large requests.")
+    iops: OpRate | None = Field(
+        None,
+        gt=0,
+        description="Maximum 4KiB request rate with enough requests "
+        "outstanding; omitted: channels x dies_per_channel / flash_time.",
+    )
+    flash_time: Duration | None = Field(None, gt=0, description="One flash page read (tR) or program (tPROG).")
+
+
+class FtlOptions(Section):
+    """Page-mapped FTL with erase-unit garbage collection (lsmsim/ssd/ftl/)."""
+
+    enabled: bool = Field(True, description="false: no GC at all (in-place media such as Optane).")
+    mapping_unit: Bytes = Field(4096, gt=0, description="Bytes per mapped logical page.")
+    erase_unit: Bytes = Field(units.parse_size("4MiB"), gt=0, description="Bytes per erase block.")
+    over_provisioning: float = Field(0.07, ge=0, lt=10)
+    op_definition: Literal["ratio", "spare_factor"] = Field(
+        "ratio",
+        description="ratio: (physical - logical) / logical, the industry's 7%/28%; "
+        "spare_factor: (physical - logical) / physical, as MQSim and SimpleSSD.",
+    )
+    frontiers: int = Field(1, ge=1, le=64, description="Open write frontiers (erase blocks being filled).")
+    frontier_by: Literal["none", "level"] = Field(
+        "none",
+        description="none: all host writes share frontier 0 in arrival order; level: an LSM "
+        "level's files go to frontier min(level, frontiers - 1) (multi-stream SSD).",
+    )
+    victim: Literal["greedy", "cost_benefit"] = "greedy"
+    gc_free_low: int | None = Field(None, ge=1, description="Foreground GC below this many free blocks.")
+    gc_free_high: int | None = Field(None, ge=1, description="Background GC, when idle, up to this many.")
+    background_gc: bool = True
+    trim: Literal["immediate", "periodic", "none"] = Field(
+        "immediate",
+        description="When deleted files' pages are discarded: at once (discard mount "
+        "option), by a periodic fstrim, or never (LBAs are invalidated only "
+        "when reused).",
+    )
+    fstrim_period: Duration = Field(units.parse_duration("1h"), gt=0)
+
+
+class SSDOptions(DeviceOptions):
+    """An SSD: the timing model of lsmsim/ssd/timing.py and an FTL. `preset` loads a device from
+    lsmsim/presets/devices/ (fields given here override it)."""
+
+    model: Literal["ssd"]
+    preset: str | None = None
+    source: str = Field("", description="Where the numbers come from (datasheet, fio traces).")
+    capacity: Bytes = Field(units.parse_size("960GB"), gt=0, description="Logical capacity.")
+    channels: int = Field(8, ge=1)
+    dies_per_channel: int = Field(4, ge=1)
+    read: DirectionOptions
+    write: DirectionOptions
+    ftl: FtlOptions = FtlOptions()
+    host_per_io: Duration = Field(0.0, description="Host CPU time per request (block layer, driver).")
+    latency_shape: dict[str, dict[float, float]] | None = Field(
+        None, description="Calibrated profiles: latency percentile / mean per direction at queue depth 1."
+    )
+
+    @model_validator(mode="after")
+    def _iops_from_parallelism(self):
+        """Internal parallelism: with every die busy, a device serves channels x dies pages per
+        flash operation time (Agrawal et al., USENIX ATC'08 §3)."""
+        for name in ("read", "write"):
+            d = getattr(self, name)
+            if d.iops is None:
+                if d.flash_time is None:
+                    raise ValueError(f"{name}: give 'iops', or 'flash_time' to derive it from channels x dies")
+                d.iops = self.channels * self.dies_per_channel / d.flash_time
+        return self
+
+
+# ---------------------------------------------------------------- the device
 def _direction(d) -> Direction:
     return Direction(d.latency, d.stream_bandwidth, d.bandwidth, d.iops)
 
@@ -35,7 +120,10 @@ class DeviceFullError(LsmsimError):
     """The tree (plus in-flight compaction outputs) outgrew the device's logical capacity."""
 
 
+@register
 class SSDDevice(Device):
+    model = "ssd"
+    Options = SSDOptions
     GC_WINDOW_PAGES = 1 << 16  # pages over which the recent GC ratio is averaged
 
     def __init__(self, cfg):

@@ -270,7 +270,7 @@ def at_real_rate(cfg: Config, real: RealRun) -> Config:
     """The config with each write-only phase's writers at the rate the real client reached, so both
     sides see the same write speed (the Python client is slower than the simulator's modeled one, and
     how many runs pile up in L0 depends on how fast writes come against compactions)."""
-    from ..config import validate as validate_config
+    from ..loading import validate as validate_config
 
     data = cfg.model_dump(mode="json")
     phases = [p.model_dump(mode="json") for p in resolve_phases(cfg.workload)]
@@ -367,7 +367,7 @@ def validate(
     `match_rate`, the simulator writes at the rate the real client reached (`at_real_rate`)."""
     from ..api import run
     from ..atomic import atomic_write
-    from ..config import load_config
+    from ..loading import load_config
 
     source = str(config) if isinstance(config, (str, Path)) else "<config>"
     cfg = load_config(config, list(overrides))

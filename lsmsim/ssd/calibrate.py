@@ -18,6 +18,7 @@ import numpy as np
 import yaml
 from scipy.optimize import least_squares
 
+from ..tolerances import REL_EPS
 from .fio import FioJobResult, FioJobSpec
 from .timing import Direction, SSDTiming
 
@@ -130,7 +131,7 @@ def fit(results: list[FioJobResult]) -> tuple[Profile, list[dict]]:
     best = None
     for units in UNITS:
         sol = least_squares(residuals, x0, method="trf", x_scale=1.0, diff_step=1e-3, args=(units,))
-        if best is None or sol.cost < best[0].cost * (1 - 1e-9):  # ties keep the fewer units
+        if best is None or sol.cost < best[0].cost * (1 - REL_EPS):  # ties keep the fewer units
             best = (sol, units)
     sol, units = best
     t = _timing(sol.x, units)
@@ -247,7 +248,8 @@ def replay(timing: SSDTiming, shape: dict, specs: list[FioJobSpec]) -> list[dict
 
 def load_profile(path: str | Path) -> Profile:
     """A device YAML (preset or calibrated profile) as a timing profile."""
-    from ..config import SSDDeviceConfig, _deep_merge  # noqa: F401
+    from ..devices.ssd import SSDOptions, _direction
+    from ..loading import _deep_merge
     from .presets import load_preset
 
     data = yaml.safe_load(Path(path).read_text())
@@ -257,10 +259,8 @@ def load_profile(path: str | Path) -> Profile:
         raise ValueError(f"{path}: not a device profile (expected a mapping with read:, write:)")
     if data.get("preset"):
         data = _deep_merge(load_preset(data["preset"]), data)
-    cfg = SSDDeviceConfig.model_validate({**data, "model": "ssd"})
+    cfg = SSDOptions.model_validate({**data, "model": "ssd"})
     shape = {k: {float(p): float(r) for p, r in v.items()} for k, v in (cfg.latency_shape or {}).items()}
-    from ..devices.ssd import _direction
-
     return Profile(
         _direction(cfg.read), _direction(cfg.write), shape, cfg.host_per_io, cfg.channels * cfg.dies_per_channel
     )

@@ -16,7 +16,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import load_config
+from ..loading import load_config
 from ..sim import simulate
 
 

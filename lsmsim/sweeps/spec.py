@@ -38,8 +38,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .._version import __version__
-from ..config import Config, _deep_merge, _validation_errors, read_yaml, validate
+from ..config import Config
 from ..errors import ConfigError
+from ..loading import _deep_merge, _validation_errors, read_yaml, validate
 
 SECTIONS = frozenset(Config.model_fields)
 

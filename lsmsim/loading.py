@@ -1,0 +1,162 @@
+"""Reading a config: YAML files, `--set` overrides, device presets, and validation errors that name the
+YAML path (`ConfigError`). The models themselves are `config.py`'s."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from .config import Config
+from .devices.registry import names as device_names
+from .errors import ConfigError
+from .policies.registry import policies
+
+
+# ---------------------------------------------------------------- reading and overriding
+def read_yaml(path: str | Path) -> dict:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise ConfigError(str(p), [("(file)", f"cannot read: {e.strerror}")]) from None
+    except UnicodeDecodeError:
+        raise ConfigError(str(p), [("(file)", "is not a text (UTF-8) YAML file")]) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(file)"
+        raise ConfigError(str(p), [(where, f"not valid YAML: {getattr(e, 'problem', e)}")]) from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            str(p), [("(top level)", "must be a mapping of sections (machine, device, lsm, policy, workload, sim)")]
+        )
+    return data
+
+
+def _parse_scalar(text: str) -> Any:
+    return yaml.safe_load(text) if text != "" else ""
+
+
+def apply_override(data: dict, assignment: str) -> None:
+    """Apply `a.b.c=value` (value parsed as YAML) to a nested dict in place."""
+    if "=" not in assignment:
+        raise ConfigError("--set", [(assignment, "expected PATH=VALUE, e.g. lsm.write_buffer_size=64MiB")])
+    path, value = assignment.split("=", 1)
+    keys = path.strip().split(".")
+    node = data
+    for i, k in enumerate(keys[:-1]):
+        if isinstance(node, list):
+            try:
+                node = node[int(k)]
+                continue
+            except (ValueError, IndexError):
+                raise ConfigError("--set", [(".".join(keys[: i + 1]), "is not a list index here")]) from None
+        node = node.setdefault(k, {})
+        if not isinstance(node, (dict, list)):
+            raise ConfigError("--set", [(".".join(keys[: i + 1]), "is a value, not a section")])
+    last = keys[-1]
+    if isinstance(node, list):
+        try:
+            node[int(last)] = _parse_scalar(value)
+        except (ValueError, IndexError):
+            raise ConfigError("--set", [(path, "is not a list index here")]) from None
+    else:
+        node[last] = _parse_scalar(value)
+
+
+# ---------------------------------------------------------------- presets
+def _deep_merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def expand_presets(data: dict, source: str) -> dict:
+    """Fill `device` from `device.preset` (the preset's fields, then the config's own on top)."""
+    dev = data.get("device")
+    if isinstance(dev, dict) and dev.get("preset") is not None:
+        from .ssd.presets import load_preset, preset_names
+
+        try:
+            base = load_preset(str(dev["preset"]))
+        except KeyError:
+            raise ConfigError(
+                source, [("device.preset", f"unknown preset {dev['preset']!r}; available: {', '.join(preset_names())}")]
+            ) from None
+        data = {**data, "device": _deep_merge(base, dev)}
+    return data
+
+
+# ---------------------------------------------------------------- errors naming YAML paths
+def _loc(loc: tuple) -> str:
+    parts = []
+    for p in loc:
+        if isinstance(p, int):
+            parts.append(f"[{p}]")
+        else:
+            parts.append(("." if parts else "") + str(p))
+    return "".join(parts) or "(top level)"
+
+
+def _message(err: Mapping[str, Any]) -> str:
+    msg = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        return "unknown field (check the spelling; `lsmsim run --help` points to the reference)"
+    if err["type"] == "literal_error":
+        return msg.replace("Input should be", "must be")
+    if err["type"] == "union_tag_invalid":
+        return msg.replace("Input tag", "name").replace(
+            "does not match any of the expected tags", "is unknown; allowed"
+        )
+    if err["type"] == "union_tag_not_found":
+        return (
+            "needs 'name' (policy: leveled, full_leveling, tiering, lazy_leveling, universal, moose, ecotune, arce) "
+            f"or 'model' (device: {', '.join(device_names())})"
+        )
+    return msg
+
+
+def _validation_errors(e: ValidationError) -> list[tuple[str, str]]:
+    out = []
+    for err in e.errors():
+        loc = list(err["loc"])
+        # a discriminated union puts the tag into the path: policy.leveled.x -> policy.x
+        if len(loc) >= 2 and loc[0] == "policy" and isinstance(loc[1], str) and loc[1] in policies():
+            del loc[1]
+        if len(loc) >= 2 and loc[0] == "device" and loc[1] in device_names():
+            del loc[1]
+        out.append((_loc(tuple(loc)), _message(err)))
+    return out
+
+
+# ---------------------------------------------------------------- validating
+def validate(data: dict, source: str = "<config>") -> Config:
+    data = expand_presets(data, source)
+    try:
+        return Config.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(source, _validation_errors(e)) from None
+
+
+def load_config(path_or_data: str | Path | dict | Config, overrides: Sequence[str] = ()) -> Config:
+    """Read, override and validate a config. Errors are `ConfigError` naming the YAML path."""
+    if isinstance(path_or_data, Config):
+        if not overrides:
+            return path_or_data
+        data, source = path_or_data.model_dump(mode="json"), "<config>"
+    elif isinstance(path_or_data, dict):
+        data, source = copy.deepcopy(path_or_data), "<config>"  # overrides must not leak into the caller's dict
+    else:
+        data, source = read_yaml(path_or_data), str(path_or_data)
+    for o in overrides:
+        apply_override(data, o)
+    return validate(data, source)
