@@ -10,7 +10,7 @@ import sys
 from . import __version__, units
 from .errors import ConfigError, LsmsimError
 
-_EPILOG = "Config reference: the pydantic models in lsmsim/config.py; summary keys: README.md."
+_EPILOG = "Config reference: `lsmsim config` (docs/config-reference.md); summary keys: README.md."
 
 
 def _fmt(v) -> str:
