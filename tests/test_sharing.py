@@ -111,14 +111,14 @@ def test_idle_reserved_cores_are_not_lent():
 
 
 def test_solver_reports_whether_it_reached_its_fixed_point():
-    """A device-bound flow frees CPU only in the second round: one round is not the fixed point, and the
-    solver says so (the kernel counts such steps in `sharing_unconverged_steps`)."""
+    """A capped flow frees the CPU it cannot use only in the second round: one round is not the fixed point,
+    and the solver says so (the kernel counts such steps in `sharing_unconverged_steps`)."""
 
     def flows():
-        return [Flow("io", 0, 1, cpu=0.1, dev=1.0)] + [Flow(f"c{i}", 1, 1, cpu=1.0, dev=0.0) for i in range(2)]
+        return [Flow("w", 0, 1, cpu=1.0, dev=0.0, cap=0.3)] + [Flow(f"c{i}", 0, 1, cpu=1.0, dev=0.0) for i in range(2)]
 
-    full = solve(flows(), cores=2, switch_overhead=0.0)
-    assert full.converged and 2 <= full.rounds <= 8
-    cut = solve(flows(), cores=2, switch_overhead=0.0, iterations=1)
+    full = solve(flows(), cores=1, switch_overhead=0.0)
+    assert full.converged and full.rounds == 2
+    cut = solve(flows(), cores=1, switch_overhead=0.0, iterations=1)
     assert not cut.converged and cut.rounds == 1
     assert solve([], cores=2, switch_overhead=0.0) == (0.0, True, 0)

@@ -123,7 +123,6 @@ def solve(
     for rounds in range(1, iterations + 1):  # noqa: B007 (rounds is reported)
         shares = _cpu_shares(active, demand, pools, switch_overhead)
         bound = {}
-        granted = {}  # device allocation as a rate, for flows that use the device
         for f, s in zip(active, shares):
             f.cpu_share = s
             bound[f] = min(f.cap, f.threads * f.thread_rate(s))
@@ -133,8 +132,6 @@ def solve(
             need = [bound[f] * f.dev if f.dev > 0 else 0.0 for f in members]
             alloc = water_fill(need, [1] * len(members), left)
             for f, a in zip(members, alloc):
-                if f.dev > 0:
-                    granted[f] = a / f.dev
                 f.rate = min(bound[f], a / f.dev) if f.dev > 0 else bound[f]
                 left -= f.rate * f.dev
             left = max(0.0, left)
@@ -146,14 +143,7 @@ def solve(
                 new.append(0.0)
                 continue
             used = f.rate * f.cpu / f.threads
-            # held back: by the device or its cap now, or by a device allocation that its reduced CPU demand
-            # exactly matches (without the last case the demand would flip back to the full duty cycle and
-            # the rounds would alternate between two allocations instead of settling)
-            held = (
-                f.rate < bound[f] * (1 - REL_EPS)
-                or (f.cap < math.inf and f.rate >= f.cap * (1 - REL_EPS))
-                or (f in granted and granted[f] <= bound[f] * (1 + REL_EPS))
-            )
+            held = f.rate < bound[f] * (1 - REL_EPS) or (f.cap < math.inf and f.rate >= f.cap * (1 - REL_EPS))
             f.held = held
             new.append(min(1.0, f.duty, used) if held else min(1.0, f.duty))
         if all(abs(a - b) <= SHARE_EPS for a, b in zip(new, demand)):
