@@ -20,10 +20,16 @@ def first_line(path: Path) -> str:
 
 def main() -> None:
     biggest = (0, "")
+    shown: set = set()
     for path in sorted(ROOT.rglob("*.py")):
         rel = path.relative_to(ROOT.parent)
         n = len(path.read_text().splitlines())
         biggest = max(biggest, (n, str(rel)))
+        for depth in range(1, len(rel.parts)):  # each folder once, before its modules
+            folder = rel.parts[:depth]
+            if folder not in shown:
+                shown.add(folder)
+                print("  " * (depth - 1) + folder[-1] + "/")
         indent = "  " * (len(rel.parts) - 1)
         print(f"{indent}{rel.name:<{34 - len(indent)}} {n:4d}  {first_line(path)[:90]}")
     print(f"\nlargest module: {biggest[1]} ({biggest[0]} lines)")

@@ -1,4 +1,4 @@
-"""The policy interface (DESIGN "Policies"), after RocksDB's compaction_picker.h.
+"""The policy interface (docs/design.md "Policies"), after RocksDB's compaction_picker.h.
 
 RocksDB's `CompactionPicker` has two pure virtuals over an LSM snapshot: `NeedsCompaction(vstorage)`
 and `PickCompaction(...) -> Compaction*` (which may still return nullptr). A lsmsim policy is the same:
