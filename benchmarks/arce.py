@@ -45,7 +45,7 @@ from lsmsim.policies.arce.reference import best_compaction_reference, simulate_r
 from lsmsim.policies.arce.score import best_compaction, best_compaction_frontier, mck  # noqa: E402
 from lsmsim.policies.arce.search import find_best_params, grid_objectives, param_grid  # noqa: E402
 from lsmsim.policies.arce.state import TreeState  # noqa: E402
-from lsmsim.workloads.catalog import TABLE2
+from lsmsim.workloads.suites import TABLE2
 
 MiB = 1024.0 * 1024.0
 

@@ -21,7 +21,7 @@ from .devices.registry import options_union as device_options_union
 from .fields import Bandwidth, Bytes, Count, Duration, OpRate, Section
 from .policies.base import PolicyOptions
 from .policies.registry import options_union, policies
-from .workloads.catalog import suite_hot_keys, suite_names
+from .workloads.suites import suite_hot_keys, suite_names
 
 
 # ---------------------------------------------------------------- machine

@@ -13,6 +13,7 @@ All run one closed-loop client thread, as db_bench does with --threads=1. Load p
 from __future__ import annotations
 
 from ..config import KeysConfig, MixConfig, PhaseConfig, WorkloadConfig
+from .suites import suite_specs
 
 
 def _load(num: int) -> PhaseConfig:
@@ -56,7 +57,5 @@ def resolve_phases(w: WorkloadConfig) -> list[PhaseConfig]:
     if w.preload:
         phases = [_load(w.num)] + phases
     if w.suite is not None:
-        from .suites import suite_phases
-
-        phases += suite_phases(w)
+        phases += [PhaseConfig.model_validate(spec) for spec in suite_specs(w.suite)]
     return phases + list(w.phases)

@@ -57,46 +57,89 @@ operations, following Workload III (updates, point, and range lookups)": phases 
 of the 100,000,000 operations each, updates and lookups drawn uniformly from the hot keys
 (`keys.hot_keys`, spread evenly over [0, num)). `suite.hot_keys` overrides the hot-key count,
 `suite.operations` the per-phase count; at quick scale scale both down (hot_keys <= num).
+
+This module is a leaf (it imports nothing of lsmsim), so config validation can check suite names and
+hot-key counts without resolving phases: `suite_specs` returns each phase as a plain dict of
+`PhaseConfig` fields, which `workloads.presets.resolve_phases` validates. A new suite is a new branch of
+`suite_specs` and its name in `suite_names`.
 """
 
 from __future__ import annotations
 
-from ..config import KeysConfig, MixConfig, PhaseConfig, QueriesConfig, WorkloadConfig, WritersConfig
-from .catalog import (
-    ARCE_SCAN_LENGTH,
-    COMPOUND,
-    GRADIENT_OPERATIONS,
-    GRADIENT_WRITE_RATIOS,
-    HOTKEY_OPERATIONS,
-    TABLE2,
-    YCSB,
-    YCSB_OPERATIONS,
-    YCSB_SCAN_LENGTH,
-    suite_hot_keys,
-    suite_names,
-)
+from typing import Any
+
+#: Table 2 (Sec. 4-5): sub-workload -> (range %, update %, point %).
+TABLE2: dict[str, tuple[int, int, int]] = {
+    "A": (98, 1, 1),
+    "B": (1, 98, 1),
+    "C": (1, 1, 98),
+    "D": (49, 2, 49),
+    "E": (2, 49, 49),
+    "F": (49, 49, 2),
+    "G": (40, 40, 20),
+    "H": (40, 20, 40),
+    "I": (20, 40, 40),
+    "J": (33, 33, 33),
+}
+#: Compound workloads (Sec. 5): sub-workload sequence and operations per sub-workload.
+COMPOUND: dict[str, tuple[str, int]] = {
+    "arce-I": ("ABDJCE", 40_960_000),
+    "arce-II": ("JEBFDC", 40_960_000),
+    "arce-III": ("GHI", 20_480_000),
+}
+ARCE_SCAN_LENGTH = 16  # MooseLSM tools/dynamic_test.cc:20, range_lookup_len
+YCSB_OPERATIONS = 1_000_000  # our choice
+YCSB_SCAN_LENGTH = 50  # mean of YCSB-E's uniform 1..100 scan length
+#: YCSB core workloads: mix (per YCSB op), key distribution (ArceKV Sec. 5.1), primitive ops per YCSB op.
+YCSB: dict[str, tuple[dict[str, float], str, float]] = {
+    "a": ({"get": 0.5, "update": 0.5}, "uniform", 1.0),
+    "b": ({"get": 0.95, "update": 0.05}, "zipfian", 1.0),
+    "c": ({"get": 1.0}, "zipfian", 1.0),
+    "d": ({"get": 0.95, "insert": 0.05}, "latest", 1.0),
+    "e": ({"long_scan": 0.95, "insert": 0.05}, "uniform", 1.0),
+    "f": ({"get": 1.0, "update": 0.5}, "uniform", 1.5),
+}
+GRADIENT_WRITE_RATIOS = [p / 100 for p in (*range(10, 100, 10), *range(80, 0, -10))]
+GRADIENT_OPERATIONS = 500_000  # "about 500,000" per ratio (Sec. 5.3)
+HOTKEY_KEYS = 1_000_000  # Sec. 5.3
+HOTKEY_OPERATIONS = 100_000_000  # in all, a third per G, H, I phase
+
+
+def suite_names() -> list[str]:
+    """Every suite `workload.suite.name` accepts."""
+    return (
+        [f"arce-mix-{x}" for x in TABLE2]
+        + list(COMPOUND)
+        + [f"ycsb-{x}" for x in YCSB]
+        + ["arce-gradient", "arce-hotkey"]
+    )
+
+
+def suite_hot_keys(name: str, override: int | None) -> int | None:
+    """Hot keys the suite draws from (`suite.hot_keys` overrides the paper's), None for suites without."""
+    return (override or HOTKEY_KEYS) if name == "arce-hotkey" else None
 
 
 def _phase(
-    w: WorkloadConfig,
+    s: Any,
     name: str,
     ops: int,
     mix: dict[str, float],
     scan_length: int,
     distribution: str = "uniform",
     hot_keys: int | None = None,
-) -> PhaseConfig:
-    s = w.suite
-    return PhaseConfig(
-        name=name,
-        operations=ops,
-        mix=MixConfig(**mix),
-        keys=KeysConfig(distribution=distribution, hot_keys=hot_keys),
-        writers=WritersConfig(mode="closed", threads=s.threads),
-        queries=QueriesConfig(mode="with_writers"),
-        scan_length=s.scan_length or scan_length,
-        measure=True,
-    )
+) -> dict:
+    """One measured phase of `s.threads` closed-loop clients running the whole mix (`s`: the suite options)."""
+    return {
+        "name": name,
+        "operations": ops,
+        "mix": mix,
+        "keys": {"distribution": distribution, "hot_keys": hot_keys},
+        "writers": {"mode": "closed", "threads": s.threads},
+        "queries": {"mode": "with_writers"},
+        "scan_length": s.scan_length or scan_length,
+        "measure": True,
+    }
 
 
 def _table2(letter: str) -> dict[str, float]:
@@ -104,21 +147,21 @@ def _table2(letter: str) -> dict[str, float]:
     return {"long_scan": r / 100, "update": u / 100, "get": p / 100}
 
 
-def suite_phases(w: WorkloadConfig) -> list[PhaseConfig]:
-    """The phases of suite `w.suite.name` (see the module docstring for each suite's source)."""
-    s = w.suite
+def suite_specs(s: Any) -> list[dict]:
+    """The phases of suite `s.name` as `PhaseConfig` fields (`s`: the `workload.suite` options; see the module
+    docstring for each suite's source)."""
     name = s.name
     if name in COMPOUND or (name.startswith("arce-mix-") and name[9:] in TABLE2):
         letters, ops = COMPOUND.get(name, (name[9:], COMPOUND["arce-I"][1]))
-        return [_phase(w, x, s.operations or ops, _table2(x), ARCE_SCAN_LENGTH) for x in letters]
+        return [_phase(s, x, s.operations or ops, _table2(x), ARCE_SCAN_LENGTH) for x in letters]
     if name.startswith("ycsb-") and name[5:] in YCSB:
         mix, dist, per_op = YCSB[name[5:]]
         ops = round((s.operations or YCSB_OPERATIONS) * per_op)
-        return [_phase(w, name[5:].upper(), ops, mix, YCSB_SCAN_LENGTH, dist)]
+        return [_phase(s, name[5:].upper(), ops, mix, YCSB_SCAN_LENGTH, dist)]
     if name == "arce-gradient":
         return [
             _phase(
-                w,
+                s,
                 f"{i + 1:02d}-w{round(x * 100)}",
                 s.operations or GRADIENT_OPERATIONS,
                 {"update": x, "get": (1 - x) / 2, "long_scan": (1 - x) / 2},
@@ -130,7 +173,7 @@ def suite_phases(w: WorkloadConfig) -> list[PhaseConfig]:
         hot = suite_hot_keys(name, s.hot_keys)  # WorkloadConfig checks hot_keys <= num
         third, extra = divmod(HOTKEY_OPERATIONS, 3)
         return [
-            _phase(w, x, s.operations or third + (i < extra), _table2(x), ARCE_SCAN_LENGTH, hot_keys=hot)
+            _phase(s, x, s.operations or third + (i < extra), _table2(x), ARCE_SCAN_LENGTH, hot_keys=hot)
             for i, x in enumerate("GHI")
         ]
     raise ValueError(f"unknown suite {name!r}; available: {', '.join(suite_names())}")
