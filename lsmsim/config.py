@@ -32,7 +32,69 @@ class ThreadsConfig(Section):
     compaction: int = Field(1, ge=1)
 
 
+class CpuCostConfig(Section):
+    """CPU time per unit of RocksDB's work. The defaults are the `epyc-2vcpu-24g` machine preset
+    (lsmsim/presets/machines/, which says where each figure comes from): written by
+    `scripts/calibrate_cpu.py` against Debian's db_bench 7.8.3 (--threads=1, no compression) on this
+    project's 2-vCPU machines. Writes and merges from fillrandom at three entry sizes with and
+    without the WAL and the LOG's per-compaction CPU; the read path from readrandom, readmissing and
+    seekrandom with 0, 10 and 100 Next at a 1 GiB and an 8 MiB block cache."""
+
+    memtable_insert: Duration = Field(
+        units.parse_duration("3.344us"), description="A write without the WAL: the write path and the memtable insert."
+    )
+    memtable_insert_sequential: Duration = Field(
+        units.parse_duration("1.938us"),
+        description="A write without the WAL whose key follows the previous one (fillseq: the skiplist's splice hint).",
+    )
+    wal_append: Duration = Field(
+        units.parse_duration("3.982us"),
+        description="More for a write with the WAL (its bytes are a sequential device write besides).",
+    )
+    flush_per_entry: Duration = Field(units.parse_duration("0.618us"), description="A flush, per entry.")
+    flush_per_byte: Duration = Field(units.parse_duration("0.001918us"), description="A flush, per byte written.")
+    merge_per_entry: Duration = Field(units.parse_duration("0.8889us"), description="A compaction, per input entry.")
+    merge_per_byte: Duration = Field(units.parse_duration("0.001567us"), description="A compaction, per input byte.")
+    get_base: Duration = Field(units.parse_duration("0us"), description="A Get, whether or not it finds its key.")
+    get_found: Duration = Field(
+        units.parse_duration("9.012us"),
+        description="More for a Get that finds its key (GetContext, pinning the value).",
+    )
+    scan_base: Duration = Field(
+        units.parse_duration("0us"),
+        description="A range scan's fixed cost: NewIterator (one child per run) and the Seek's setup.",
+    )
+    filter_probe: Duration = Field(units.parse_duration("0.2086us"), description="One bloom-filter probe.")
+    index_search: Duration = Field(
+        units.parse_duration("2.122us"),
+        description="Positioning in one run: the index block's binary search and the data block's seek.",
+    )
+    block_decode: Duration = Field(
+        units.parse_duration("0us"), description="Parsing a data block beyond the first one a seek positions in."
+    )
+    next_entry: Duration = Field(
+        units.parse_duration("0.1353us"),
+        description="One Next of the merging iterator, per heap level (log2 runs + 1).",
+    )
+    block_read: Duration = Field(
+        units.parse_duration("1.697us"),
+        description="A block-cache miss: the read call (page cache or device), copy and checksum.",
+    )
+
+
 class MachineConfig(Section):
+    """The machine: cores, memory and the CPU cost of RocksDB's work on them. `preset` loads one from
+    lsmsim/presets/machines/ (fields given here override it; `scripts/calibrate_cpu.py` writes one)."""
+
+    preset: str | None = None
+    source: str = Field("", description="Where the numbers come from (a calibration run, a datasheet).")
+    memory: Bytes | None = Field(
+        None,
+        gt=0,
+        description="RAM. What the block cache and memtables leave of it is the OS page cache, which serves "
+        "block-cache misses unless lsm.use_direct_reads. None: no page cache (every miss reads the device).",
+    )
+    cpu: CpuCostConfig = CpuCostConfig()
     cores: int = Field(4, ge=1, description="CPU cores shared by all threads (processor sharing).")
     threads: ThreadsConfig = ThreadsConfig()
     context_switch_overhead: float = Field(
@@ -65,32 +127,6 @@ class MachineConfig(Section):
 
 
 # ---------------------------------------------------------------- LSM tree
-class CpuCostConfig(Section):
-    """CPU time per unit of work. Calibrated on this machine kind against Debian's RocksDB 7.8.3
-    db_bench (fillrandom, no compression, 2 MiB write buffers, one compaction thread):
-    - writes (16B keys, 100B values): a median of 7.0 us/op over six runs with the WAL (6.4 to 8.1)
-      and 4.95 us/op without (so 4.95 us for the memtable insert and write path, 2.05 us WAL append);
-    - compactions, CompMergeCPU per input key at three entry sizes: 1.24 us at 122 B per entry
-      (100B values), 1.68 us at 422 B (400B values), 2.95-3.58 us at 1,040 B (1,000B values, two
-      runs); a least-squares line gives 0.87 us per entry + 2.27 ns per byte;
-    - flushes: 0.7 us per entry at 122 B (1.38 s for 1.97M entries) and 2.4 us at 1,040 B (0.96 s
-      for 400K): 0.47 us per entry + 1.85 ns per byte.
-    Read-path constants are RocksDB's typical costs on a 2-3 GHz core (filter probe, index binary
-    search, block decode) and are not calibrated yet."""
-
-    memtable_insert: Duration = units.parse_duration("4.95us")
-    wal_append: Duration = units.parse_duration("2.05us")
-    flush_per_entry: Duration = units.parse_duration("0.47us")
-    flush_per_byte: Duration = units.parse_duration("1.85ns")
-    merge_per_entry: Duration = units.parse_duration("0.87us")
-    merge_per_byte: Duration = units.parse_duration("2.27ns")
-    filter_probe: Duration = units.parse_duration("0.15us")
-    index_search: Duration = units.parse_duration("0.4us")
-    block_decode: Duration = units.parse_duration("1.5us")
-    next_entry: Duration = units.parse_duration("0.05us")
-    get_base: Duration = units.parse_duration("1.0us")
-
-
 class LsmConfig(Section):
     write_buffer_size: Bytes = Field(units.parse_size("64MiB"), gt=0)
     max_write_buffer_number: int = Field(2, ge=2)
@@ -120,12 +156,19 @@ class LsmConfig(Section):
     block_cache_size: Bytes = units.parse_size("8MiB")
     entries_per_sample: int = Field(1, ge=1, description="Real entries one key sample stands for (1 = exact).")
     wal: bool = True
+    use_direct_reads: bool = Field(
+        False,
+        description="RocksDB's use_direct_reads: block-cache misses bypass the OS page cache (machine.memory).",
+    )
+    use_direct_io_for_flush_and_compaction: bool = Field(
+        False,
+        description="RocksDB's option of that name: flush and compaction outputs do not enter the OS page cache.",
+    )
     level0_slowdown_writes_trigger: int = Field(20, ge=1)
     level0_stop_writes_trigger: int = Field(36, ge=1)
     soft_pending_compaction_bytes_limit: Bytes = units.parse_size("64GiB")
     hard_pending_compaction_bytes_limit: Bytes = units.parse_size("256GiB")
     delayed_write_rate: Bandwidth = units.parse_bandwidth("16MiB/s")
-    cpu: CpuCostConfig = CpuCostConfig()
 
     @model_validator(mode="after")
     def _stop_above_slowdown(self):
@@ -240,6 +283,11 @@ class PhaseConfig(Section):
     scan_length: int = Field(100, ge=1, description="K of Seek + K Next for long scans.")
     short_scan_length: int = Field(5, ge=1)
     measure: bool = Field(True, description="Count this phase in throughput and latency (false for loads).")
+    wait_for_compactions: bool = Field(
+        False,
+        description="When the phase ends, let pending flushes and compactions finish before the next phase "
+        "(db_bench's waitforcompaction); the wait counts in no phase. Fluid mode only.",
+    )
 
     @model_validator(mode="after")
     def _ends(self):
@@ -328,9 +376,27 @@ class Config(Section):
         return data
 
     lsm: LsmConfig = LsmConfig()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _cpu_moved(cls, data):
+        """`lsm.cpu` (before issue 13) is now `machine.cpu`: move it there."""
+        if isinstance(data, dict) and isinstance(data.get("lsm"), dict) and "cpu" in data["lsm"]:
+            lsm = dict(data["lsm"])
+            machine = dict(data.get("machine") or {})
+            machine["cpu"] = {**lsm.pop("cpu"), **(machine.get("cpu") or {})}
+            data = {**data, "lsm": lsm, "machine": machine}
+        return data
+
     policy: PolicyConfig = Field(default_factory=_default_policy)
     workload: WorkloadConfig
     sim: SimConfig = SimConfig()
+
+    @model_validator(mode="after")
+    def _waits_in_fluid_mode(self):
+        if self.sim.mode == "op" and any(p.wait_for_compactions for p in self.workload.phases):
+            raise ValueError("workload.phases.*.wait_for_compactions needs sim.mode: fluid")
+        return self
 
     @model_validator(mode="after")
     def _complete_policy(self):

@@ -81,18 +81,27 @@ def _deep_merge(base: dict, over: dict) -> dict:
 
 
 def expand_presets(data: dict, source: str) -> dict:
-    """Fill `device` from `device.preset` (the preset's fields, then the config's own on top)."""
-    dev = data.get("device")
-    if isinstance(dev, dict) and dev.get("preset") is not None:
-        from .ssd.presets import load_preset, preset_names
+    """Fill `device` from `device.preset` and `machine` from `machine.preset` (lsmsim/presets/): the
+    preset's fields, then the config's own on top."""
+    from .preset_files import load_preset, preset_names
 
+    for section, kind in (("device", "devices"), ("machine", "machines")):
+        sec = data.get(section)
+        if not (isinstance(sec, dict) and sec.get("preset") is not None):
+            continue
         try:
-            base = load_preset(str(dev["preset"]))
+            base = load_preset(kind, str(sec["preset"]))
         except KeyError:
             raise ConfigError(
-                source, [("device.preset", f"unknown preset {dev['preset']!r}; available: {', '.join(preset_names())}")]
+                source,
+                [
+                    (
+                        f"{section}.preset",
+                        f"unknown preset {sec['preset']!r}; available: {', '.join(preset_names(kind))}",
+                    )
+                ],
             ) from None
-        data = {**data, "device": _deep_merge(base, dev)}
+        data = {**data, section: _deep_merge(base, sec)}
     return data
 
 

@@ -109,7 +109,7 @@ def test_statistics_start_from_the_prior_and_skip_the_preload():
 
 def test_io_costs_are_profiled_from_the_modeled_device():
     sim, _ = _sim(_cfg([_phase("J", 5000, 0.33, 0.33, 0.34)]))
-    lsm, dev, cpu = sim.cfg.lsm, sim.device, sim.cfg.lsm.cpu
+    lsm, dev, cpu = sim.cfg.lsm, sim.device, sim.cfg.machine.cpu
     costs = sim.costs()
     I_r, I_w, rw = sim.policy.profile(sim.view)
     assert I_r == pytest.approx((1 - costs.hit_ratio) * sim.read_latency + cpu.index_search + cpu.block_decode)

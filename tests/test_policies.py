@@ -107,7 +107,7 @@ def test_universal_size_amplification_triggers_full_compaction():
     p = policy(name="universal", max_size_amplification_percent=200)
     c = pick(p, t)
     assert c.reason == "size amplification" and len(c.inputs) == 4
-    assert c.output_level == 1  # includes the oldest run: bottommost
+    assert c.output_level == 6  # includes the oldest run: the last of num_levels = 7
 
 
 def test_universal_size_ratio_merges_similar_young_runs():
@@ -116,7 +116,20 @@ def test_universal_size_ratio_merges_similar_young_runs():
     c = pick(p, t)
     assert c.reason == "size ratio"
     assert len(c.inputs) == 4 and all(f.level == 0 for f in c.inputs)
-    assert c.output_level == 0
+    assert c.output_level == 0  # the next older run is in L1: the level above it is L0
+
+
+def test_universal_puts_outputs_just_above_the_next_older_run():
+    """RocksDB's output_level: the level above the next older run (an L0 file: L0; the oldest: the last)."""
+    t = tree_with({6: [[(0, 9999, 100_000)]], 0: [[(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)]]})
+    c = pick(policy(name="universal"), t)
+    assert c.reason == "size ratio" and c.output_level == 5 and c.start_level == 0
+    assert (
+        pick(
+            policy(name="universal", num_levels=3), tree_with({2: [[(0, 9999, 100_000)]], 0: [[(0, 99, 100)]] * 4})
+        ).output_level
+        == 1
+    )
 
 
 def test_tiering_merges_t_oldest_runs():
@@ -228,3 +241,83 @@ def test_moose_as_arce_configures_it_keeps_k_runs_per_level():
     assert all(s.get(f"runs_L{i}", 0) <= 6 for i in range(3))
     flush = res.compactions.query("kind == 'flush'").write_bytes.mean()
     assert s["bytes_L1"] / max(s["runs_L1"], 1) > 12 * flush
+
+
+# ---------------------------------------------------------------- RocksDB 7.8 moves and cuts (issue 13)
+def test_leveled_l0_move_into_an_empty_base_level_takes_the_oldest_file_alone():
+    """fillseq: L0 files are disjoint, L1 is empty. RocksDB picks the L0 file with the smallest key
+    (all overlap ratios are 0, ties go to the smaller key; SortFileByOverlappingRatio), which is the
+    oldest, and cannot extend the move past it (TryExtendNonL0TrivialMove looks at older files)."""
+    t = tree_with({0: [[(300, 399, 50)], [(200, 299, 50)], [(100, 199, 50)], [(0, 99, 50)]]})
+    p = policy(name="leveled", level0_file_num_compaction_trigger=4)
+    c = pick(p, t)
+    assert c.trivial_move and c.output_level == 1
+    assert [(f.min_key, f.max_key) for f in c.inputs] == [(0, 99)]
+
+
+def test_leveled_l0_move_onto_a_non_empty_base_level_takes_every_disjoint_file():
+    """TryPickL0TrivialMove: from the oldest L0 file towards newer ones, while the union stays
+    disjoint from itself and from L1 (no limit of 4 files)."""
+    l0 = [[(600, 699, 50)], [(500, 599, 50)], [(400, 499, 50)], [(300, 399, 50)], [(200, 299, 50)]]
+    t = tree_with({1: [[(0, 99, 50)]], 0: l0})
+    p = policy(name="leveled", level0_file_num_compaction_trigger=4)
+    c = pick(p, t)
+    assert c.trivial_move and len(c.inputs) == 5 and c.target_run is t.level(1).runs[0]
+    # the oldest file overlaps L1: no L0 move, a merge of the overlapping L0 files and L1
+    t = tree_with({1: [[(0, 99, 50)]], 0: [[(300, 399, 50)], [(200, 299, 50)], [(100, 199, 50)], [(50, 149, 50)]]})
+    c = pick(p, t)
+    assert not c.trivial_move
+
+
+def test_leveled_moves_up_to_four_files_down_when_nothing_overlaps():
+    """TryExtendNonL0TrivialMove: at most kMaxMultiTrivialMove = 4 files, starting at the first file in
+    overlap-ratio order (ties: smallest key) and taking the next ones in key order."""
+    t = tree_with({2: [[(10**6, 2 * 10**6, 100)]], 1: [[(i * 100, i * 100 + 99, 500) for i in range(6)]]})
+    p = policy(name="leveled", max_bytes_for_level_base=10_000)
+    c = pick(p, t)
+    assert c.trivial_move and c.output_level == 2
+    assert [f.min_key for f in c.inputs] == [0, 100, 200, 300]
+
+
+def test_leveled_overlap_ratio_is_an_integer_and_ties_go_to_the_smaller_key():
+    """file_to_order = overlapping bytes * 1024 / file bytes, in integers: 512.26 and 512.0 tie, and
+    the smaller key wins (a float comparison would take the second file)."""
+    t = tree_with(
+        {
+            2: [[(0, 99_999, 2001), (100_000, 199_999, 2000)]],
+            1: [[(0, 99_999, 4000), (100_000, 199_999, 4000)]],
+        }
+    )
+    p = policy(name="leveled", max_bytes_for_level_base=1000)
+    c = pick(p, t)
+    assert [f.min_key for f in c.inputs if f.level == 1] == [0]
+
+
+def test_leveled_base_level_waits_while_l0_to_base_is_blocked():
+    """SetupInitialFiles: when L0 -> base finds nothing, the base level is skipped so that L0 does not
+    starve: here L1 has a free file it could push to L2, but L0 scores higher and is blocked."""
+    t = tree_with(
+        {
+            2: [[(0, 10**6, 100)]],
+            1: [[(0, 499_999, 450), (500_000, 999_999, 450)]],
+            0: [[(0, 400_000, 100)]] * 5,
+        }
+    )
+    p = policy(name="leveled", level0_file_num_compaction_trigger=4, max_bytes_for_level_base=100_000)
+    scores = p.scores(t)
+    assert scores[0][1] == 0 and scores[1][1] == 1 and scores[1][0] > 1.0
+    t.level(1).runs[0].files[0].being_compacted = True  # blocks L0 -> L1
+    assert pick(p, t) is None  # no intra-L0 (5 files < trigger + 2), and L1 waits for L0
+
+
+def test_leveled_cuts_outputs_at_next_level_boundaries():
+    """L0 -> L1 outputs carry RocksDB's dynamic cut with the L2 files as grandparents; with
+    level_compaction_dynamic_file_size off the cut is by size only."""
+    l2 = [(i * 1000, i * 1000 + 900, 100) for i in range(10)]
+    t = tree_with({2: [l2], 1: [[(0, 9999, 1000)]], 0: [[(0, 9999, 500)]] * 4})
+    p = policy(name="leveled", level0_file_num_compaction_trigger=4)
+    c = pick(p, t)
+    assert c.cut is not None and c.cut.dynamic_file_size
+    assert [f.min_key for f in c.cut.grandparents] == [i * 1000 for i in range(10)]
+    p = policy(name="leveled", level0_file_num_compaction_trigger=4, level_compaction_dynamic_file_size=False)
+    assert not pick(p, t).cut.dynamic_file_size

@@ -356,3 +356,43 @@ def test_reserved_cores_keep_the_writer_at_its_rate():
         rates[reserved] = s["throughput_write_ops_per_s"] * 116 / 1e6
     assert rates[1] == pytest.approx(6, rel=0.03), rates
     assert rates[0] < 0.9 * rates[1], rates
+
+
+def test_wait_for_compactions_between_phases():
+    """db_bench's waitforcompaction: the next phase starts with no flush or compaction pending, and
+    the wait counts in neither phase."""
+    from lsmsim.errors import ConfigError
+    from lsmsim.loading import load_config
+    from lsmsim.sim.kernel import Simulation
+
+    phases = [
+        {
+            "name": "fill",
+            "operations": 300_000,
+            "mix": {"insert": 1.0},
+            "keys": {"distribution": "uniform"},
+            "measure": False,
+            "wait_for_compactions": True,
+        },
+        {"name": "read", "operations": 20_000, "mix": {"get": 1.0}, "keys": {"distribution": "uniform"}},
+    ]
+    cfg = load_config(
+        {
+            "machine": {"cores": 2, "cpu": {"merge_per_entry": "20us"}},  # compactions lag behind the writes
+            "lsm": {"write_buffer_size": "1MiB"},
+            "policy": {"name": "leveled", "max_bytes_for_level_base": "4MiB", "target_file_size_base": "1MiB"},
+            "workload": {"num": 300_000, "phases": phases},
+            "sim": {"drain": False},
+        }
+    )
+    sim = Simulation(cfg)
+    res = sim.run()
+    jobs = res.compactions
+    rows = {r["phase"]: r for r in sim.rec.phases}
+    fill_end, read_start = rows["fill"]["end"], rows["read"]["start"]
+    assert read_start > fill_end  # it waited
+    background = jobs[jobs["kind"] != "trivial_move"]
+    assert not ((background["start"] < read_start) & (background["end"] > read_start + 1e-9)).any()
+    assert res.summary["measured_time_s"] == pytest.approx(rows["read"]["end"] - read_start)
+    with pytest.raises(ConfigError, match="wait_for_compactions needs sim.mode: fluid"):
+        load_config({**cfg.model_dump(mode="json"), "sim": {"mode": "op"}})

@@ -70,3 +70,21 @@ def test_missing_and_bad_files(tmp_path):
         load_config(bad)
     with pytest.raises(ConfigError, match="expected PATH=VALUE"):
         load_config(small_config(), ["no_equals_sign"])
+
+
+def test_cpu_defaults_are_the_calibrated_machine_preset():
+    """machine.cpu's defaults say they are the epyc-2vcpu-24g preset (scripts/calibrate_cpu.py): keep it so."""
+    from lsmsim.config import CpuCostConfig
+    from lsmsim.preset_files import load_preset
+
+    preset = CpuCostConfig.model_validate(load_preset("machines", "epyc-2vcpu-24g")["cpu"])
+    assert preset == CpuCostConfig()
+
+
+def test_machine_preset_and_the_old_lsm_cpu_section():
+    cfg = load_config({"machine": {"preset": "epyc-2vcpu-24g", "cores": 3}, "workload": {"preset": "fillrandom"}})
+    assert cfg.machine.cores == 3 and cfg.machine.memory > 20 * 2**30  # the config's own fields win
+    old = load_config({"lsm": {"cpu": {"memtable_insert": "9us"}}, "workload": {"preset": "fillrandom"}})
+    assert old.machine.cpu.memtable_insert == pytest.approx(9e-6)  # lsm.cpu (before issue 13) moves to machine.cpu
+    with pytest.raises(ConfigError, match="machine.preset.*available: epyc-2vcpu-24g"):
+        load_config({"machine": {"preset": "nope"}, "workload": {"preset": "fillrandom"}})

@@ -13,13 +13,21 @@ from __future__ import annotations
 import abc
 from typing import ClassVar
 
-from ..fields import Section
+from pydantic import Field
+
+from ..fields import Bandwidth, Section
 
 
 class DeviceOptions(Section):
     """Base of every device model's options (the YAML `device:` section); subclasses add `model: Literal[...]`."""
 
     model: str
+    sync_bandwidth: Bandwidth | None = Field(
+        None,
+        gt=0,
+        description="How fast an fsync of freshly written buffered data completes. RocksDB syncs every flush "
+        "and compaction output file at close (WritableFileWriter::Sync), and its thread waits. None: free.",
+    )
 
 
 class Device(abc.ABC):
@@ -37,6 +45,11 @@ class Device(abc.ABC):
     @abc.abstractmethod
     def seconds(self, read_bytes: float, write_bytes: float, random_reads: float) -> float:
         """Device-busy seconds to serve this much I/O."""
+
+    def sync_seconds(self, write_bytes: float) -> float:
+        """Seconds a thread waits in fsync for `write_bytes` it wrote through the page cache."""
+        bw = getattr(getattr(self, "cfg", None), "sync_bandwidth", None)
+        return write_bytes / bw if bw else 0.0
 
     @abc.abstractmethod
     def read_latency(self, utilization: float) -> float:

@@ -9,7 +9,9 @@ Costs follow from the tree state (docs/design.md "The tree"):
   K keys occupy in each run: K * p_j / entries-per-block, with p_j the run's share of the data
   (EcoTune SIGMOD'25 §4.1, whose 1 - (1 - p_j)^K is the probability a run holds any of the K keys);
 - write = memtable insert + WAL append (WAL bytes are a sequential device write).
-Block reads are discounted by the block-cache hit ratio (`cache.py`), per file.
+Block accesses hit RocksDB's block cache, else the OS page cache, else read the device (`cache.py`,
+per file as it warms); a block-cache miss costs `block_read` CPU (the read call, its copy and
+checksum) wherever it is served.
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ class OpCost:
     cpu: float  # CPU seconds per operation
     reads: float  # device block reads (random, block_size each) per operation
     sync_reads: float  # of which are waited for one after another (RocksDB reads synchronously)
-    run_blocks: np.ndarray | None = None  # block accesses per run (cache warm-up accounting)
+    run_blocks: np.ndarray | None = None  # data-block accesses per run (cache warm-up accounting)
+    level_blocks: np.ndarray | None = None  # data-block accesses per level
+    level_block_hits: np.ndarray | None = None  # of which the block cache serves, per level
+    level_page_hits: np.ndarray | None = None  # of the block cache's misses, those the page cache serves
 
 
 @dataclass(frozen=True)
@@ -37,8 +42,9 @@ class CostTable:
     short_scan: OpCost
     long_scan: OpCost
     write: OpCost
-    hit_ratio: float
+    hit_ratio: float  # steady-state block-cache hit ratio
     runs: int
+    page_hit_ratio: float = 0.0  # steady-state page-cache hit ratio of block-cache misses
 
     def of(self, op: str) -> OpCost:
         return getattr(self, op)
@@ -49,70 +55,74 @@ def run_stats(tree):
     return [(r.bytes, r.entries, r.files) for r in tree.runs()]
 
 
+def page_cache_bytes(memory: float | None, lsm) -> float:
+    """The OS page cache: what `memory` leaves after the block cache and the memtables (0 without
+    a memory size, and for reads that bypass it: use_direct_reads)."""
+    if memory is None or lsm.use_direct_reads:
+        return 0.0
+    return max(0.0, float(memory) - lsm.block_cache_size - lsm.write_buffer_size * lsm.max_write_buffer_number)
+
+
 def build_costs(
-    tree, lsm, cpu, hot_fraction, scan_length: int, short_scan_length: int, indexed_levels: frozenset = frozenset()
+    tree,
+    lsm,
+    cpu,
+    hot_fraction,
+    scan_length: int,
+    short_scan_length: int,
+    indexed_levels: frozenset = frozenset(),
+    page_cache: float = 0.0,
+    sequential_writes: bool = False,
+    mix: dict[str, float] | None = None,
 ) -> CostTable:
     """Evaluate every operation's cost on the current tree (called when the tree changes).
 
-    Runs of `indexed_levels` sit under a full key index (EcoTune's top level, §4.2): one index probe
-    answers for all of them, without false positives, and a scan visits only those holding its keys."""
+    `hot_fraction` is the key distribution's (or its `cache.Caches`); `page_cache` the OS page
+    cache's bytes (`page_cache_bytes`); `sequential_writes` when the phase inserts keys in order;
+    `mix` the phase's share of each read operation, which decides how the caches split between
+    runs (default: point gets). Runs of `indexed_levels` sit under a full key index (EcoTune's top
+    level, §4.2): one index probe answers for all of them, without false positives, and a scan
+    visits only those holding its keys."""
+    caches = hot_fraction if isinstance(hot_fraction, cache.Caches) else cache.Caches(hot_fraction)
     stats = run_stats(tree)
     n = len(stats)
-    indexed = np.array([lvl.index in indexed_levels for lvl in tree.levels for _ in lvl.runs], bool)
+    run_level = np.array([lvl.index for lvl in tree.levels for _ in lvl.runs], np.int64)
+    levels = int(run_level.max()) + 1 if n else 0
+    indexed = np.array([lvl in indexed_levels for lvl in run_level], bool)
     run_bytes = np.array([s[0] for s in stats], float)
     run_entries = np.array([s[1] for s in stats], float)
-    data = run_bytes.sum()
-    h = cache.steady_hit_ratio(lsm.block_cache_size, data, hot_fraction)
-    miss = np.ones(n)
     for run in tree.runs():  # credit the block reads served since the last rebuild
         if run.pending_block_reads > 0:
             total = run.bytes
             for f in run.files:
                 f.block_reads += run.pending_block_reads * f.bytes / total
             run.pending_block_reads = 0.0
-    for j, (b, _, files) in enumerate(stats):
-        if b > 0 and h > 0:
-            warm = (
-                sum(
-                    f.bytes * cache.warmth(f.block_reads, f.bytes, lsm.block_cache_size, data, lsm.block_size)
-                    for f in files
-                )
-                / b
-            )
-            miss[j] = 1.0 - h * warm
+
+    # ---- what each operation does, before the caches: (CPU seconds, block accesses per run)
     fpr = bloom_fpr(lsm.bloom_bits_per_key)
     entry_bytes = run_bytes / np.maximum(run_entries, 1)
     epb = np.maximum(1.0, lsm.block_size / np.maximum(entry_bytes, 1.0))  # entries per block
     share = run_entries / run_entries.sum() if n and run_entries.sum() > 0 else np.zeros(n)
-
-    wcpu = cpu.memtable_insert + (cpu.wal_append if lsm.wal else 0.0)
-    write = OpCost(wcpu, 0.0, 0.0, np.zeros(n))
-
     fprs = np.where(indexed, 0.0, fpr)  # a full index has no false positives
     n_probed = int((~indexed).sum()) + (1 if indexed.any() else 0)  # filter probes, or one index probe
+    work: dict[str, tuple[float, np.ndarray]] = {}
 
     # empty get: every run's filter, false positives read a block
-    fp_blocks = fprs.copy()
-    ge = OpCost(
+    work["get_empty"] = (
         cpu.get_base + n_probed * cpu.filter_probe + float(fprs.sum()) * (cpu.index_search + cpu.block_decode),
-        float((fp_blocks * miss).sum()),
-        float((fp_blocks * miss).sum()),
-        fp_blocks,
+        fprs.copy(),
     )
-
     # existing get: found in run j with probability share_j, runs before it are false positives
     before = np.cumsum(np.concatenate([[0.0], share[:-1]])) if n else np.zeros(0)
     passed = 1.0 - before  # probability the get reaches run j
     blocks = share + (passed - share).clip(0) * fprs  # the hit + false positives of runs passed
     probes = float(passed[~indexed].sum()) + (1.0 if indexed.any() else 0.0)
-    g = OpCost(
-        cpu.get_base + probes * cpu.filter_probe + blocks.sum() * (cpu.index_search + cpu.block_decode),
-        float((blocks * miss).sum()),
-        float((blocks * miss).sum()),
+    work["get"] = (
+        cpu.get_base + cpu.get_found + probes * cpu.filter_probe + blocks.sum() * (cpu.index_search + cpu.block_decode),
         blocks,
     )
 
-    def scan(k: int) -> OpCost:
+    def scan(k: int) -> tuple[float, np.ndarray]:
         # a seek reads one block per run it visits; then the K keys spread over the runs by their
         # share p_j of the data. Without a range filter every run is visited; with one, only runs
         # holding one of the K keys, probability 1 - (1 - p_j)^K (EcoTune §4.1), plus false positives.
@@ -125,21 +135,73 @@ def build_costs(
             probe = n_probed * cpu.filter_probe
         b = visit + np.maximum(0.0, k * share - 1.0) / epb if n else np.zeros(0)
         cpu_s = (
-            cpu.get_base
+            cpu.scan_base
             + probe
             + float(visit.sum()) * (cpu.index_search + cpu.block_decode)
             + k * cpu.next_entry * max(1.0, np.log2(max(n, 1)) + 1)
         )
         cpu_s += float(np.maximum(0.0, b - visit).sum()) * cpu.block_decode
-        r = float((b * miss).sum())
-        return OpCost(cpu_s, r, r, b)
+        return cpu_s, b
 
+    work["short_scan"] = scan(short_scan_length)
+    work["long_scan"] = scan(scan_length)
+
+    # ---- the caches: steady-state hit ratios per run for this mix, then how warm each run is
+    weights = {op: x for op, x in (mix or {}).items() if op in work and x > 0} or {"get": 1.0}
+    access = sum(x * work[op][1] for op, x in weights.items()) / sum(weights.values())
+    hb, either = (
+        caches.run_hit_ratios(access, run_bytes, lsm.block_cache_size, page_cache, lsm.block_size)
+        if n
+        else (np.zeros(0), np.zeros(0))
+    )
+    bc_hit = np.zeros(n)  # per run: probability a block access hits the block cache
+    pc_hit = np.zeros(n)  # and that a block-cache miss hits the page cache
+    buffered_writes = not lsm.use_direct_io_for_flush_and_compaction
+    for j, (b, _, files) in enumerate(stats):
+        if b <= 0:
+            continue
+        if hb[j] > 0:
+            warm = sum(f.bytes * cache.warmth(f.block_reads, f.bytes, hb[j], lsm.block_size) for f in files)
+            bc_hit[j] = hb[j] * warm / b
+        if page_cache > 0:
+            # written through the page cache, a file starts warm there; else it warms as it is read
+            warm = (
+                b
+                if buffered_writes
+                else sum(f.bytes * cache.warmth(f.block_reads, f.bytes, either[j], lsm.block_size) for f in files)
+            )
+            served = max(bc_hit[j], either[j] * warm / b)  # the page cache holds what the block cache holds
+            pc_hit[j] = (served - bc_hit[j]) / (1.0 - bc_hit[j]) if bc_hit[j] < 1.0 else 0.0
+    miss = (1.0 - bc_hit) * (1.0 - pc_hit)  # per run: a block access reads the device
+
+    def op_cost(cpu_s: float, blocks: np.ndarray) -> OpCost:
+        """Add the block reads' CPU and the device reads to an operation of `blocks` accesses per run."""
+        bc_misses = blocks * (1.0 - bc_hit)
+        r = float((blocks * miss).sum())
+        return OpCost(
+            cpu_s + float(bc_misses.sum()) * cpu.block_read,
+            r,
+            r,
+            blocks,
+            np.bincount(run_level, blocks, levels),
+            np.bincount(run_level, blocks * bc_hit, levels),
+            np.bincount(run_level, bc_misses * pc_hit, levels),
+        )
+
+    # keys in order: the skiplist insert starts from its last position (InlineSkipList's splice hint)
+    wcpu = (cpu.memtable_insert_sequential if sequential_writes else cpu.memtable_insert) + (
+        cpu.wal_append if lsm.wal else 0.0
+    )
+    total_access = float(access.sum())
+    h = float((access * hb).sum()) / total_access if total_access > 0 else 0.0
+    h_either = float((access * either).sum()) / total_access if total_access > 0 else 0.0
     return CostTable(
-        get=g,
-        get_empty=ge,
-        short_scan=scan(short_scan_length),
-        long_scan=scan(scan_length),
-        write=write,
+        get=op_cost(*work["get"]),
+        get_empty=op_cost(*work["get_empty"]),
+        short_scan=op_cost(*work["short_scan"]),
+        long_scan=op_cost(*work["long_scan"]),
+        write=OpCost(wcpu, 0.0, 0.0, np.zeros(n), np.zeros(levels), np.zeros(levels), np.zeros(levels)),
         hit_ratio=h,
         runs=n,
+        page_hit_ratio=(h_either - h) / (1.0 - h) if h < 1.0 else 0.0,
     )

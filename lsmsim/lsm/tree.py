@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InvariantError
+from .cutting import BySize, Cut
 from .memtable import Memtable
 from .merge import newer_first_violations
 from .sstable import Run, Samples, SSTFile
@@ -82,25 +83,18 @@ class Tree:
         self._next_run += 1
         return run
 
-    def build_files(self, s: Samples, level: int, target_file_size: int | None, now: float) -> list[SSTFile]:
-        """Cut sorted samples into files of about `target_file_size` bytes (cut once a file reaches it,
-        as RocksDB's CompactionOutputs does)."""
+    def build_files(
+        self, s: Samples, level: int, target_file_size: int | None, now: float, cut: Cut | None = None
+    ) -> list[SSTFile]:
+        """Cut sorted samples into files: where `cut` says (`lsm/cutting.py`), else once a file
+        reaches `target_file_size` bytes (RocksDB's size cut), else into one file."""
         if len(s) == 0:
             return []
         b = self.sample_bytes(s)
-        if target_file_size is None:
-            cuts = [0, len(s)]
-        else:
-            cum = np.cumsum(b)
-            cuts = [0]
-            base = 0.0
-            while True:
-                j = int(np.searchsorted(cum, base + target_file_size, side="left")) + 1
-                if j >= len(s):
-                    break
-                cuts.append(j)
-                base = cum[j - 1]
-            cuts.append(len(s))
+        if cut is None and target_file_size is not None:
+            cut = BySize(target_file_size)
+        starts = [0] if cut is None else [int(x) for x in cut.starts(s.keys, b)]
+        cuts = starts + [len(s)]
         files = []
         for a, z in zip(cuts[:-1], cuts[1:]):
             part = s.slice(a, z)

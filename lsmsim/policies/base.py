@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..fields import Section
+from ..lsm.cutting import Cut
 from ..lsm.sstable import Run, SSTFile
 from .view import View
 from .write_control import WriteControl
@@ -34,13 +35,16 @@ class Compaction:
 
     With `target_run` the outputs join that existing run (which must not overlap them otherwise);
     without, they form a new run placed by age. `trivial_move` moves the single-run inputs without
-    rewriting them (RocksDB's trivial move). `io_class` picks the device priority class.
+    rewriting them (RocksDB's trivial move). `io_class` picks the device priority class. `cut`
+    places the output-file boundaries (`lsm/cutting.py`); without it files are cut at
+    `target_file_size`.
     """
 
     inputs: list[SSTFile]
     output_level: int
     target_run: Run | None = None
     target_file_size: int | None = None
+    cut: Cut | None = None
     trivial_move: bool = False
     reason: str = ""
     io_class: str = "compaction"

@@ -7,12 +7,25 @@
 - Level targets: L1 = max_bytes_for_level_base, Li = L1 * multiplier^(i-1); with
   level_compaction_dynamic_level_bytes, targets are derived from the last level downwards and L0
   compacts into the base level (VersionStorageInfo::CalculateBaseBytes).
-- L0 -> base: all L0 files plus the overlapping base-level files; while that is blocked, L0 -> L0
-  of the youngest free L0 files (PickIntraL0Compaction).
-- Li -> Li+1: the file with the minimum overlapping ratio (compaction_pri=kMinOverlappingRatio, the
-  default): overlapping bytes in Li+1 / file bytes; then Li inputs are expanded while that adds no
-  Li+1 file and stays under max_compaction_bytes (CompactionPicker::SetupOtherInputs).
-- Trivial move: inputs that overlap nothing in the output level move without a rewrite.
+- Which level first (LevelCompactionBuilder::SetupInitialFiles, compaction_picker_level.cc): levels
+  by score; when L0 -> base finds nothing, an intra-L0 compaction (PickIntraL0Compaction: the
+  youngest free L0 files, at least 4, once L0 holds trigger + 2) and the base level waits.
+- L0 -> base (PickFileToCompact, one L0 compaction at a time): a trivial move of the oldest L0 files
+  that stay disjoint from each other and from a non-empty base level (TryPickL0TrivialMove); else
+  the first L0 file in kMinOverlappingRatio order, every L0 file overlapping it
+  (GetOverlappingL0Files) and the base-level files below. Into an empty base level with L0 files
+  disjoint (fillseq), that first file is the one with the smallest key, moved alone.
+- Li -> Li+1: the first file in kMinOverlappingRatio order (the default compaction_pri;
+  SortFileByOverlappingRatio, version_set.cc: next-level bytes * 1024 / file bytes in integers,
+  ties to the smaller key) whose next-level files are free. With nothing below it, a trivial move
+  of it and up to 3 more files after it (TryExtendNonL0TrivialMove, kMaxMultiTrivialMove = 4);
+  else the start level grows while that adds no next-level file and stays under
+  max_compaction_bytes (CompactionPicker::SetupOtherInputs, with GetCleanInputsWithinInterval).
+- A move also needs each file's next-level overlap under max_compaction_bytes
+  (Compaction::IsTrivialMove).
+- Outputs are cut by `lsm/cutting.py`'s `RocksDBLevelCut` over the grandparents (the first level
+  below the output level that overlaps; CompactionPicker::GetGrandparents), honouring
+  `level_compaction_dynamic_file_size` (RocksDB 7.8.0, default on).
 - Pending compaction bytes: VersionStorageInfo::EstimatedCompactionNeededBytes.
 """
 
@@ -24,7 +37,8 @@ from pydantic import Field
 
 from .. import units
 from ..fields import Bytes
-from ..lsm.sstable import SSTFile
+from ..lsm.cutting import RocksDBLevelCut
+from ..lsm.sstable import Run, SSTFile
 from ..lsm.tree import Tree
 from .base import Compaction, Policy, PolicyOptions
 from .registry import register
@@ -49,6 +63,11 @@ class LeveledOptions(PolicyOptions):
     target_file_size_base: Bytes = Field(units.parse_size("64MiB"), gt=0)
     target_file_size_multiplier: float = Field(1.0, ge=1)
     level_compaction_dynamic_level_bytes: bool = False
+    level_compaction_dynamic_file_size: bool = Field(
+        True,
+        description="RocksDB 7.8: non-bottommost outputs may grow to 2x the target file size and are cut at "
+        "next-level file boundaries (lsm/cutting.py, CompactionOutputs::ShouldStopBefore).",
+    )
     max_compaction_bytes: Bytes | None = Field(None, description="Default: 25 x target_file_size_base.")
     trivial_move: bool = True
 
@@ -156,39 +175,187 @@ class Leveled(Policy):
         return self.scores(view.tree)[0][0] >= 1.0
 
     def pick(self, view: View) -> Compaction | None:
+        """LevelCompactionBuilder::SetupInitialFiles: levels by score; when L0 -> base is blocked,
+        an intra-L0 compaction, and the base level waits so that L0 -> base does not starve."""
         tree = view.tree
+        base = self.base_level(tree)
+        skipped_l0 = False
         for score, level in self.scores(tree):
             if score < 1.0:
                 return None
-            c = self._pick_l0(tree) if level == 0 else self._pick_level(tree, level)
+            if skipped_l0 and level == base:
+                continue
+            if level == 0:
+                c = self._pick_l0(tree, base)
+                if c is None:
+                    skipped_l0 = True
+                    c = self._pick_intra_l0(tree)
+            else:
+                c = self._pick_level(tree, level)
             if c is not None:
                 return c
         return None
 
-    # ---------------------------------------------------------------- L0 -> base level
-    def _pick_l0(self, tree: Tree) -> Compaction | None:
-        l0 = tree.files_at(0)
-        if not l0:
-            return None
-        if not self.free(l0):  # RocksDB runs one L0->base compaction at a time
-            return self._pick_intra_l0(tree)
+    # ---------------------------------------------------------------- shared steps
+    @staticmethod
+    def _first_by_overlap(files: list[SSTFile], below: Run | None) -> SSTFile | None:
+        """The first free file in kMinOverlappingRatio order (SortFileByOverlappingRatio,
+        version_set.cc): next-level bytes it overlaps * 1024 // its bytes, ties to the smaller key."""
+        best, best_order = None, None
+        for f in files:
+            if f.being_compacted:
+                continue
+            over = sum(b.bytes for b in below.overlapping(f.min_key, f.max_key)) if below else 0
+            order = (over * 1024 // max(1, f.bytes), f.min_key)
+            if best_order is None or order < best_order:
+                best, best_order = f, order
+        return best
+
+    def _extend_trivial(self, files: list[SSTFile], first: SSTFile, below: Run | None) -> list[SSTFile]:
+        """TryExtendNonL0TrivialMove (compaction_picker_level.cc): from `first`, take the files after
+        it in the level's order while their range still overlaps nothing below, up to 4 files
+        (kMaxMultiTrivialMove) and max_compaction_bytes."""
+        picked, total = [first], first.bytes
+        for nxt in files[files.index(first) + 1 :]:
+            if len(picked) >= 4 or nxt.being_compacted:
+                break
+            lo, hi = min(first.min_key, nxt.min_key), max(first.max_key, nxt.max_key)
+            if below is not None and below.overlapping(lo, hi):
+                break
+            total += nxt.bytes
+            if total > self.max_compaction_bytes:
+                break
+            picked.append(nxt)
+        return picked
+
+    def _grandparents(self, tree: Tree, output_level: int, files: list[SSTFile]) -> list[SSTFile]:
+        """CompactionPicker::GetGrandparents: files of the first level below the output level that
+        overlaps the compaction's range."""
+        lo, hi = _range(files)
+        for level in range(output_level + 1, self.options.num_levels):
+            found = [f for r in tree.runs_at(level) for f in r.overlapping(lo, hi)]
+            if found:
+                return found
+        return []
+
+    def _movable(self, tree: Tree, files: list[SSTFile], output_level: int) -> bool:
+        """Compaction::IsTrivialMove's last test: no moved file lands on more than
+        max_compaction_bytes of the level below its new one."""
+        for f in files:
+            gp = [g for r in tree.runs_at(output_level + 1) for g in r.overlapping(f.min_key, f.max_key)]
+            if f.bytes + sum(g.bytes for g in gp) > self.max_compaction_bytes:
+                return False
+        return True
+
+    def _compaction(
+        self, tree: Tree, inputs: list[SSTFile], below: list[SSTFile], level: int, out_level: int, run, trivial: bool
+    ) -> Compaction:
         base = self.base_level(tree)
-        lo, hi = _range(l0)
+        target = self.target_file_size(out_level, base)
+        cut = RocksDBLevelCut(
+            target,
+            self._grandparents(tree, out_level, inputs + below),
+            self.max_compaction_bytes,
+            self.options.level_compaction_dynamic_file_size,
+        )
+        return Compaction(
+            inputs=inputs + below,
+            output_level=out_level,
+            target_run=run,
+            target_file_size=target,
+            cut=None if trivial else cut,
+            trivial_move=trivial,
+            reason="L0 files" if level == 0 else f"L{level} size",
+            io_class="compaction_l0" if level == 0 else "compaction",
+            start_level=level,
+        )
+
+    def _expand(self, level_files: list[SSTFile], inputs: list[SSTFile], below: list[SSTFile], dst: Run | None):
+        """CompactionPicker::SetupOtherInputs: grow the start level's inputs while that adds no
+        output-level file and stays under max_compaction_bytes; first to every file overlapping the
+        range, else to the files lying wholly inside it (GetCleanInputsWithinInterval)."""
+        if not below:
+            return inputs
+        lo, hi = _range(inputs + below)
+        below_bytes = sum(f.bytes for f in below)
+        wide = [f for f in level_files if f.overlaps(lo, hi)]
+        if (
+            len(wide) > len(inputs)
+            and self.free(wide)
+            and below_bytes + sum(f.bytes for f in wide) < self.max_compaction_bytes
+        ):
+            lo2, hi2 = _range(wide)
+            if len(dst.overlapping(lo2, hi2) if dst else []) == len(below):
+                return wide
+        inside = [f for f in wide if f.min_key >= lo and f.max_key <= hi]
+        if (
+            len(inside) > len(inputs)
+            and self.free(inside)
+            and below_bytes + sum(f.bytes for f in inside) < self.max_compaction_bytes
+        ):
+            return inside
+        return inputs
+
+    # ---------------------------------------------------------------- L0 -> base level
+    def _l0_trivial_move(self, l0: list[SSTFile], run: Run) -> list[SSTFile]:
+        """TryPickL0TrivialMove: from the oldest L0 file towards newer ones while the files' union
+        grows without overlapping itself or the (non-empty) base level."""
+        picked: list[SSTFile] = []
+        lo = hi = 0
+        for f in reversed(l0):  # oldest first
+            if not picked:
+                lo, hi = f.min_key, f.max_key
+            elif f.max_key < lo:
+                lo = f.min_key
+            elif f.min_key > hi:
+                hi = f.max_key
+            else:
+                break
+            if run.overlapping(lo, hi):
+                break
+            picked.append(f)
+        return sorted(picked, key=lambda f: f.min_key)
+
+    def _pick_l0(self, tree: Tree, base: int) -> Compaction | None:
+        """PickFileToCompact for L0 (RocksDB runs one L0 compaction at a time): a trivial move of the
+        oldest L0 files when the base level is not empty; else the first L0 file by overlap ratio,
+        extended to older files while that stays a move, then to every L0 file overlapping it
+        (GetOverlappingL0Files) and the base-level files below. A move needs all of L0 disjoint
+        (Compaction::IsTrivialMove, `level0_non_overlapping`)."""
+        l0 = tree.files_at(0)  # youngest first
+        if not l0 or not self.free(l0):
+            return None
         run = tree.runs_at(base)[0] if tree.runs_at(base) else None
+        if self.options.trivial_move and run is not None and run.files:
+            moved = self._l0_trivial_move(l0, run)
+            if moved and self._movable(tree, moved, base):
+                return self._compaction(tree, moved, [], 0, base, run, trivial=True)
+        first = self._first_by_overlap(l0, run)
+        if first is None:
+            return None
+        inputs = [first]
+        if not (run.overlapping(first.min_key, first.max_key) if run else []):
+            inputs = self._extend_trivial(l0, first, run)
+        inputs = self._l0_overlapping(l0, inputs)
+        lo, hi = _range(inputs)
         below = run.overlapping(lo, hi) if run else []
         if not self.free(below):
-            return self._pick_intra_l0(tree)
-        trivial = self.options.trivial_move and not below and self._disjoint(l0)
-        return Compaction(
-            inputs=l0 + below,
-            output_level=base,
-            target_run=run,
-            target_file_size=self.target_file_size(base, base),
-            trivial_move=trivial,
-            reason="L0 files",
-            io_class="compaction_l0",
-            start_level=0,
-        )
+            return None
+        inputs = self._expand(l0, inputs, below, run)
+        trivial = self.options.trivial_move and not below and self._disjoint(l0) and self._movable(tree, inputs, base)
+        return self._compaction(tree, inputs, below, 0, base, run, trivial)
+
+    @staticmethod
+    def _l0_overlapping(l0: list[SSTFile], inputs: list[SSTFile]) -> list[SSTFile]:
+        """VersionStorageInfo::GetOverlappingInputs on L0: every L0 file overlapping the range, the
+        range growing with each file added (in L0 order, youngest first)."""
+        lo, hi = _range(inputs)
+        while True:
+            picked = [f for f in l0 if f.overlaps(lo, hi)]
+            lo2, hi2 = _range(picked)
+            if (lo2, hi2) == (lo, hi):
+                return picked
+            lo, hi = lo2, hi2
 
     def _pick_intra_l0(self, tree: Tree) -> Compaction | None:
         """L0 -> L0 when L0 -> base is blocked (PickIntraL0Compaction): merge the youngest free L0
@@ -220,46 +387,30 @@ class Leveled(Policy):
 
     # ---------------------------------------------------------------- Li -> Li+1
     def _pick_level(self, tree: Tree, level: int) -> Compaction | None:
+        """PickFileToCompact for Li > 0: the first file in kMinOverlappingRatio order whose
+        next-level files are free; with none below, a move of up to 4 files (TryExtendNonL0TrivialMove);
+        else SetupOtherInputs' expansion."""
         if not tree.runs_at(level):
             return None
         src = tree.runs_at(level)[0]
         out_level = level + 1
         dst = tree.runs_at(out_level)[0] if tree.runs_at(out_level) else None
-        best, best_ratio, best_below = None, None, None
-        for f in src.files:
-            if f.being_compacted:
-                continue
-            below = dst.overlapping(f.min_key, f.max_key) if dst else []
-            if not self.free(below):
-                continue
-            ratio = sum(b.bytes for b in below) * 1024 / max(1, f.bytes)
-            if best_ratio is None or ratio < best_ratio:
-                best, best_ratio, best_below = f, ratio, below
-        if best is None:
+        candidates = [f for f in src.files if not f.being_compacted]
+        while candidates:
+            first = self._first_by_overlap(candidates, dst)
+            assert first is not None
+            below = dst.overlapping(first.min_key, first.max_key) if dst else []
+            if self.free(below):
+                break
+            candidates.remove(first)
+        else:
             return None
-        inputs = [best]
-        below = best_below
-        if below:
-            # expand the start level while that pulls in no further output-level file
-            lo, hi = _range(inputs + below)
-            expanded = [f for f in src.overlapping(lo, hi)]
-            if len(expanded) > len(inputs) and self.free(expanded):
-                lo2, hi2 = _range(expanded)
-                below2 = dst.overlapping(lo2, hi2) if dst else []
-                size = sum(f.bytes for f in expanded + below2)
-                if len(below2) == len(below) and size < self.max_compaction_bytes:
-                    inputs = expanded
-        trivial = self.options.trivial_move and not below
-        return Compaction(
-            inputs=inputs + below,
-            output_level=out_level,
-            target_run=dst,
-            target_file_size=self.target_file_size(out_level, self.base_level(tree)),
-            trivial_move=trivial,
-            reason=f"L{level} size",
-            io_class="compaction",
-            start_level=level,
-        )
+        if not below:
+            inputs = self._extend_trivial(src.files, first, dst)
+            trivial = self.options.trivial_move and self._movable(tree, inputs, out_level)
+            return self._compaction(tree, inputs, [], level, out_level, dst, trivial)
+        inputs = self._expand(src.files, [first], below, dst)
+        return self._compaction(tree, inputs, below, level, out_level, dst, trivial=False)
 
     # ---------------------------------------------------------------- stalls
     def pending_compaction_bytes(self, tree: Tree) -> float:

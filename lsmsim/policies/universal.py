@@ -9,8 +9,12 @@ runs. Then, in RocksDB's order:
 3. otherwise, if there are still too many runs not being compacted, merge the youngest
    (runs - trigger + 1) free ones regardless of size ratio.
 Runs being compacted are skipped; candidates are contiguous free runs, as in RocksDB.
-Here runs live in L0 (as with num_levels = 1) except the oldest, which lives in L1 so that its
-deletions may be dropped; the trigger count for write stalls is the number of sorted runs.
+Runs live where RocksDB puts them with num_levels levels: every flush is a run in L0, and each
+level below holds at most one run. A compaction's output goes to the last level when it takes the
+oldest run, else to L0 when the next older run is an L0 file, else to the level just above the
+next older run (UniversalCompactionBuilder::PickCompactionToReduceSortedRuns and
+PickCompactionWithSortedRunRange, `output_level`). The trigger count for write stalls is the
+number of sorted runs.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ class UniversalOptions(PolicyOptions):
     CompactionOptionsUniversal."""
 
     name: Literal["universal"]
+    num_levels: int = Field(7, ge=1)
     level0_file_num_compaction_trigger: int = Field(4, ge=1)
     size_ratio: float = Field(1.0, ge=0, description="Percent.")
     min_merge_width: int = Field(2, ge=2)
@@ -62,8 +67,15 @@ class Universal(Policy):
         return len(view.tree.runs()) >= self.options.level0_file_num_compaction_trigger
 
     def _compaction(self, tree: Tree, runs: list[Run], reason: str) -> Compaction:
-        oldest = tree.runs()[-1]
-        out_level = 1 if runs[-1] is oldest else 0
+        order = tree.runs()
+        levels = [lvl.index for lvl in tree.levels for _ in lvl.runs]  # of each run in `order`
+        after = order.index(runs[-1]) + 1
+        if after == len(order):
+            out_level = self.options.num_levels - 1
+        elif levels[after] == 0:
+            out_level = 0
+        else:
+            out_level = levels[after] - 1
         inputs = [f for r in runs for f in r.files]
         return Compaction(
             inputs=inputs,
@@ -71,7 +83,7 @@ class Universal(Policy):
             target_file_size=self.options.target_file_size,
             reason=reason,
             io_class="compaction_l0",
-            start_level=0,
+            start_level=levels[order.index(runs[0])],
         )
 
     def pick(self, view: View) -> Compaction | None:

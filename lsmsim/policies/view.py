@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from ..config import LsmConfig, MixConfig, WorkloadConfig
+    from ..config import CpuCostConfig, LsmConfig, MixConfig, WorkloadConfig
     from ..lsm.costs import CostTable
     from ..lsm.sstable import SSTFile
     from ..lsm.tree import Tree
@@ -62,6 +62,11 @@ class View(Protocol):
     def lsm(self) -> LsmConfig: ...
 
     @property
+    def cpu(self) -> CpuCostConfig:
+        """The machine's CPU cost of RocksDB's work (machine.cpu)."""
+        ...
+
+    @property
     def workload(self) -> WorkloadConfig: ...
 
     @property
@@ -105,6 +110,7 @@ class StaticView:
     mix: Any = None
     measuring: bool = False
     lsm: Any = None
+    cpu: Any = None
     workload: Any = None
     running: tuple = ()
     compaction_threads: int = 1

@@ -62,6 +62,7 @@ class Background:
         self._job_id += 1
         job = Job(id=self._job_id, start=self.clock.now, **kw)
         job.dev = self.device.seconds(job.read_bytes, job.write_bytes, 0.0)
+        job.sync = self.device.sync_seconds(job.write_bytes)
         return job
 
     def start(self, memtable_full: bool) -> None:
@@ -78,7 +79,7 @@ class Background:
                 continue
             if self.threads_busy("flush") >= m.threads.flush:
                 break
-            self.jobs.append(self._new_job(**flush_work(tree, imm, lsm.cpu, self.clock.now)))
+            self.jobs.append(self._new_job(**flush_work(tree, imm, m.cpu, self.clock.now)))
             flushing.add(id(imm))
         self.policy_idle = False
         while self.threads_busy("compaction") < m.threads.compaction:
@@ -91,7 +92,7 @@ class Background:
                 self._trivial_move(c)
                 continue
             free = m.threads.compaction - self.threads_busy("compaction")
-            work = compaction_work(tree, c, lsm.cpu, self.clock.now)
+            work = compaction_work(tree, c, m.cpu, self.clock.now)
             self.jobs.append(self._new_job(threads=max(1, min(c.threads, free)), **work))
 
     def _pinned(self) -> tuple:

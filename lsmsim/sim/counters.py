@@ -30,3 +30,26 @@ class Counters:
     unconverged_steps: int = 0  # steps whose sharing solve ended before its fixed point (sharing.solve)
     peak_space: float = 0.0  # tree bytes + compaction output written so far, at its peak
     cpu_busy: dict[str, float] = field(default_factory=lambda: {"flush": 0.0, "compaction": 0.0, "foreground": 0.0})
+    # data-block accesses of reads, per level: all, block-cache hits, page-cache hits (lsm/cache.py)
+    blocks: dict[int, float] = field(default_factory=dict)
+    block_cache_hits: dict[int, float] = field(default_factory=dict)
+    page_cache_hits: dict[int, float] = field(default_factory=dict)
+
+    def add_blocks(self, n_ops: float, cost) -> None:
+        """Count the block accesses of `n_ops` operations of one kind (an `lsm.costs.OpCost`)."""
+        for counts, per_level in (
+            (self.blocks, cost.level_blocks),
+            (self.block_cache_hits, cost.level_block_hits),
+            (self.page_cache_hits, cost.level_page_hits),
+        ):
+            for lvl, x in enumerate(per_level):
+                if x > 0:
+                    counts[lvl] = counts.get(lvl, 0.0) + n_ops * float(x)
+
+    def hit_ratios(self, level: int | None = None) -> tuple[float, float]:
+        """(block-cache hit ratio, page-cache hit ratio of block-cache misses), of one level or all."""
+        levels = [level] if level is not None else list(self.blocks)
+        blocks = sum(self.blocks.get(i, 0.0) for i in levels)
+        bc = sum(self.block_cache_hits.get(i, 0.0) for i in levels)
+        pc = sum(self.page_cache_hits.get(i, 0.0) for i in levels)
+        return (bc / blocks if blocks else 0.0), (pc / (blocks - bc) if blocks - bc > 0 else 0.0)

@@ -37,6 +37,7 @@ class Job:
     entries_out: int = 0
     progress: float = 0.0
     dev: float = 0.0  # device seconds for the whole job (set by the kernel)
+    sync: float = 0.0  # seconds its thread waits in fsync at output-file closes (set by the kernel)
     threads: int = 1  # parallel threads (subcompactions)
     flow: Flow | None = None  # its `sharing.Flow` in the current step
     rate: float = 0.0  # progress per second in the current step
@@ -78,7 +79,7 @@ def merge_inputs(tree: Tree, c: Compaction) -> tuple[Samples, bool]:
 
 def flush_work(tree: Tree, imm, cpu, now: float) -> dict:
     """A flush's work: the immutable memtable's samples as L0 files, and the CPU to write them
-    (lsm.cpu's flush costs, calibrated against db_bench)."""
+    (machine.cpu's flush costs, calibrated against db_bench)."""
     files = tree.build_files(imm.flush_samples(), 0, None, now)
     out_bytes = sum(f.bytes for f in files)
     return dict(
@@ -96,11 +97,11 @@ def flush_work(tree: Tree, imm, cpu, now: float) -> dict:
 
 def compaction_work(tree: Tree, c: Compaction, cpu, now: float) -> dict:
     """A compaction's work, fixed when it starts: the merged outputs (exact bytes and entries), the
-    CPU of the merge (lsm.cpu's merge costs). Marks the inputs as being compacted."""
+    CPU of the merge (machine.cpu's merge costs). Marks the inputs as being compacted."""
     for f in c.inputs:
         f.being_compacted = True
     merged, _ = merge_inputs(tree, c)
-    outputs = tree.build_files(merged, c.output_level, c.target_file_size, now)
+    outputs = tree.build_files(merged, c.output_level, c.target_file_size, now, c.cut)
     if c.target_run is not None:
         gone = {f.id for f in c.inputs}
         for o in outputs:

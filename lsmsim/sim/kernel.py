@@ -24,7 +24,8 @@ import simpy
 from ..config import Config, MixConfig
 from ..devices import make_device
 from ..errors import InvariantError
-from ..lsm.costs import CostTable, build_costs
+from ..lsm.cache import Caches
+from ..lsm.costs import CostTable, build_costs, page_cache_bytes
 from ..lsm.tree import Tree
 from ..policies import make_policy
 from ..tolerances import COUNT_EPS, ROUND_EPS, TIME_EPS
@@ -71,6 +72,7 @@ class Simulation:
         self.seq = 1  # next sequence number
         self.inserts = 0  # writes issued (cursor for sequential/latest keys)
         self.write_carry = 0.0
+        self.waiting = False  # a phase ended and waits for the background (wait_for_compactions)
         self.stop_episode = 0.0  # seconds of the current write stop (one latency sample per writer)
         self._ops_last = dict(self.counters.ops)
         self._costs: CostTable | None = None
@@ -97,7 +99,20 @@ class Simulation:
         return self.rec.result(self.policy)
 
     # ================================================================== phases
+    def _background_done(self) -> bool:
+        """No flush or compaction runs, none is pending and the policy picks nothing."""
+        self.bg.start(self.memtable_full())
+        return not self.jobs and not self.tree.immutables and self.bg.policy_idle
+
+    def _wait_for_compactions(self) -> None:
+        """The phase's clients stop; the next phase starts once the background is done."""
+        if not self.waiting:
+            self.waiting = True
+            self.groups = []
+            self.rec.phase_pause()
+
     def _next_phase(self) -> None:
+        self.waiting = False
         if self._phase_end_event is not None and not self._phase_end_event.triggered:
             self._phase_end_event.succeed()
         self._phase_end_event = None
@@ -114,6 +129,7 @@ class Simulation:
         w = self.cfg.workload
         self.writes = WriteStream(p, w.num, w.value_size, self.cfg.lsm.entries_per_sample, self.rng, self.cfg.seed)
         self.hot_fraction = self.writes.sampler.hot_fraction
+        self.caches = Caches(self.hot_fraction)
         self._costs_version = -1
         self.groups = make_groups(p, self._user_bytes_per_write())
         self.mix = p.mix
@@ -161,11 +177,14 @@ class Simulation:
             costs = self._costs = build_costs(
                 self.tree,
                 self.cfg.lsm,
-                self.cfg.lsm.cpu,
-                self.hot_fraction,
+                self.cfg.machine.cpu,
+                self.caches,
                 p.scan_length,
                 p.short_scan_length,
                 self.policy.indexed_levels(),
+                page_cache_bytes(self.cfg.machine.memory, self.cfg.lsm),
+                p.keys.distribution == "sequential",
+                {op: getattr(p.mix, op) for op in ("get", "get_empty", "short_scan", "long_scan")},
             )
             self._costs_version = epoch
         return costs
@@ -191,6 +210,7 @@ class Simulation:
                 j.threads,
                 j.cpu,
                 j.dev,
+                sync=j.sync,
                 reserved=j.io_class in m.reserved_for,
             )
             flows.append(j.flow)
@@ -273,7 +293,7 @@ class Simulation:
                     d = g.backlog / (g.rate - g.target)
                     if d < t:
                         t, why = d, "backlog_empty"
-        if p is not None and p.duration is not None:
+        if p is not None and p.duration is not None and not self.waiting:
             d = self.cursor.start + p.duration - now
             if d < t:
                 t, why = d, "phase_time"
@@ -306,7 +326,7 @@ class Simulation:
         if p is not None and not self.op_mode:
             self._advance_foreground(dt)
         if p is not None:
-            if p.measure:
+            if p.measure and not self.waiting:
                 n.measured_time += dt
             writers = self._writer_threads()
             if self.wc.state == "stop" and writers:
@@ -351,6 +371,7 @@ class Simulation:
                     c = costs.of(op)
                     reads += k * c.reads
                     self.warm(c.run_blocks, k)
+                    n.add_blocks(k, c)
                 if not g.open:
                     for lat, prob in latency_points(g, op, self.read_latency):
                         self.rec.latency_mass(op, lat, k * prob)
@@ -435,5 +456,8 @@ class Simulation:
         for j in [j for j in self.jobs if j.done]:
             self.bg.finish(j)
         if self.cursor.ended(self.env.now):
-            self._next_phase()
+            if self.phase is not None and self.phase.wait_for_compactions and not self._background_done():
+                self._wait_for_compactions()
+            else:
+                self._next_phase()
         self.rec.maybe_sample()

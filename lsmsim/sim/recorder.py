@@ -114,6 +114,11 @@ class Recorder:
         p = self.cursor.phase
         self._phase_start = None if p is None else (self.cursor.name, now, ops, p.measure)
 
+    def phase_pause(self) -> None:
+        """Close the current phase's row early (its clients stopped; the kernel waits for compactions)."""
+        self.phase_boundary()
+        self._phase_start = None
+
     def open_segment(self, t0: float, t1: float, service: float, servers: int, rate: float) -> None:
         self.open_segments.append((t0, t1, service, servers, rate))
 
@@ -171,8 +176,14 @@ class Recorder:
             "dev": self.device.busy_seconds,
             "user": n.user_bytes,
             "time": now,
+            "blocks": sum(n.blocks.values()),
+            "bc": sum(n.block_cache_hits.values()),
+            "pc": sum(n.page_cache_hits.values()),
         }
-        last = self._last or {"ops": {k: 0.0 for k in n.ops}, "cpu": 0.0, "dev": 0.0, "user": 0.0, "time": 0.0}
+        last = self._last or {
+            "ops": {k: 0.0 for k in n.ops},
+            **{k: 0.0 for k in ("cpu", "dev", "user", "time", "blocks", "bc", "pc")},
+        }
         dt = max(now - last["time"], TIME_EPS)
         p = self.cursor.phase
         row = {"time": now, "phase": p.name if p else "(drain)"}
@@ -181,6 +192,9 @@ class Recorder:
         row["write_mb_per_s"] = (cur["user"] - last["user"]) / dt / 1e6 if now > last["time"] else 0.0
         row["cpu_util"] = (cur["cpu"] - last["cpu"]) / dt / self.cfg.machine.cores if now > last["time"] else 0.0
         row["device_util"] = (cur["dev"] - last["dev"]) / dt if now > last["time"] else 0.0
+        blocks, bc = cur["blocks"] - last["blocks"], cur["bc"] - last["bc"]
+        row["block_cache_hit_ratio"] = bc / blocks if blocks > 0 else float("nan")
+        row["page_cache_hit_ratio"] = (cur["pc"] - last["pc"]) / (blocks - bc) if blocks - bc > 0 else float("nan")
         for lvl in range(max(len(tree.levels), 7)):
             L = tree.levels[lvl] if lvl < len(tree.levels) else None
             row[f"runs_L{lvl}"] = len(L.runs) if L else 0

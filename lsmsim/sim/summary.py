@@ -50,6 +50,10 @@ SUMMARY_DOC = {
     "files_L<i> / bytes_L<i> / runs_L<i>": "the final tree",
     "live_entries / logical_bytes": "live keys and their key + value bytes at the end",
     "sorted_runs": "sorted runs in the final tree",
+    "block_cache_hit_ratio / block_cache_hit_ratio_L<i>": "data-block accesses of reads served by RocksDB's "
+    "block cache (LRU), all levels / level i",
+    "page_cache_hit_ratio / page_cache_hit_ratio_L<i>": "block-cache misses served by the OS page cache "
+    "(machine.memory; 0 with lsm.use_direct_reads), all levels / level i",
 }
 
 
@@ -128,5 +132,8 @@ def build_summary(
         s[f"bytes_L{lvl.index}"] = lvl.bytes
         s[f"runs_L{lvl.index}"] = len(lvl.runs)
     s["sorted_runs"] = len(tree.runs())
+    s["block_cache_hit_ratio"], s["page_cache_hit_ratio"] = n.hit_ratios()
+    for lvl in sorted(n.blocks):
+        s[f"block_cache_hit_ratio_L{lvl}"], s[f"page_cache_hit_ratio_L{lvl}"] = n.hit_ratios(lvl)
     s.update({f"policy_{k}": v for k, v in policy_summary.items()})
     return {k: (float(v) if isinstance(v, float) else v) for k, v in s.items()}

@@ -37,6 +37,10 @@ class SimView:
         return self._sim.cfg.lsm
 
     @property
+    def cpu(self):
+        return self._sim.cfg.machine.cpu
+
+    @property
     def workload(self):
         return self._sim.cfg.workload
 

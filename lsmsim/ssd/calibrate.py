@@ -250,7 +250,7 @@ def load_profile(path: str | Path) -> Profile:
     """A device YAML (preset or calibrated profile) as a timing profile."""
     from ..devices.ssd import SSDOptions, _direction
     from ..loading import _deep_merge
-    from .presets import load_preset
+    from ..preset_files import load_preset
 
     data = yaml.safe_load(Path(path).read_text())
     if isinstance(data, dict) and "device" in data:
@@ -258,7 +258,7 @@ def load_profile(path: str | Path) -> Profile:
     if not isinstance(data, dict):
         raise ValueError(f"{path}: not a device profile (expected a mapping with read:, write:)")
     if data.get("preset"):
-        data = _deep_merge(load_preset(data["preset"]), data)
+        data = _deep_merge(load_preset("devices", data["preset"]), data)
     cfg = SSDOptions.model_validate({**data, "model": "ssd"})
     shape = {k: {float(p): float(r) for p, r in v.items()} for k, v in (cfg.latency_shape or {}).items()}
     return Profile(

@@ -157,7 +157,7 @@ class Arce(Policy):
     def profile(self, view: View) -> tuple[float, float, float]:
         """(I_r, I_w, compaction time per block) in seconds, from the modeled device and CPU costs (R22)."""
         o, lsm, w = self.options, self.lsm, view.workload
-        cpu = lsm.cpu
+        cpu = view.cpu
         B = float(lsm.block_size)
         costs = view.costs()
         I_r = o.I_r or (1.0 - costs.hit_ratio) * view.read_latency + cpu.index_search + cpu.block_decode

@@ -1,0 +1,132 @@
+"""The block cache over the page cache (lsm/cache.py): Che's approximation against exact LRU caches,
+and what the page cache does to the cost of a read."""
+
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+from lsmsim.config import CpuCostConfig, LsmConfig
+from lsmsim.lsm.cache import Caches, lru_hits, profile
+from lsmsim.lsm.costs import build_costs, page_cache_bytes
+from lsmsim.testing import TreeBuilder
+from lsmsim.workloads.keys import UniformSampler, ZipfianSampler
+
+
+def exact_two_lru(trace: np.ndarray, c1: int, c2: int, warmup: int) -> tuple[float, float]:
+    """Two LRU caches in series (the second sees the first's misses), run on a block trace:
+    (hit ratio of the first, hit ratio of the second on the first's misses) after `warmup` references."""
+    first: OrderedDict = OrderedDict()
+    second: OrderedDict = OrderedDict()
+    h1 = m1 = h2 = 0
+    for i, b in enumerate(trace.tolist()):
+        count = i >= warmup
+        if b in first:
+            first.move_to_end(b)
+            h1 += count
+            continue
+        m1 += count
+        first[b] = None
+        if len(first) > c1:
+            first.popitem(last=False)
+        if b in second:
+            second.move_to_end(b)
+            h2 += count
+        else:
+            second[b] = None
+            if len(second) > c2:
+                second.popitem(last=False)
+    return h1 / (h1 + m1), h2 / m1
+
+
+@pytest.mark.parametrize(
+    "sampler, c1, c2",
+    [
+        (ZipfianSampler(20_000, 0.99), 1_000, 4_000),
+        (ZipfianSampler(20_000, 0.8), 2_000, 2_000),
+        (ZipfianSampler(20_000, 0.8), 1_000, 6_000),
+        (ZipfianSampler(20_000, 0.99), 4_000, 2_000),
+        (UniformSampler(20_000), 2_000, 6_000),
+    ],
+    ids=["zipf-0.99", "zipf-0.8-equal", "zipf-0.8", "page-cache-smaller", "uniform"],
+)
+def test_che_matches_exact_lru(sampler, c1, c2):
+    """The block cache's hit ratio, and the share of accesses either cache serves (1 - device
+    reads), within 0.03 of two exact LRU caches on 400K references of the same distribution
+    (blocks = keys here; the page cache sees the block cache's misses and takes every block read
+    through it). The model is given the keys' own popularity, measured on another 10M draws: the
+    zipfian sampler's `hot_fraction` counts ranks, not the keys they hash to (collisions make
+    hashed keys hotter), which is the sampler's approximation, not the cache's."""
+    n = sampler.num
+    trace = sampler.draw(np.random.default_rng(7), 400_000).astype(np.int64)
+    exact = exact_two_lru(trace, c1, c2, warmup=100_000)
+    freq = np.sort(np.bincount(sampler.draw(np.random.default_rng(1), 10_000_000).astype(np.int64), minlength=n))
+    cum = np.concatenate([[0.0], np.cumsum(freq[::-1]) / freq.sum()])
+    caches = Caches(lambda x: float(np.interp(x * n, np.arange(n + 1), cum)))
+    bc, either = caches.run_hit_ratios(np.ones(1), np.array([n * 4096.0]), c1 * 4096.0, c2 * 4096.0, 4096.0)
+    assert bc[0] == pytest.approx(exact[0], abs=0.03)
+    assert either[0] == pytest.approx(exact[0] + (1 - exact[0]) * exact[1], abs=0.03)
+
+
+def test_lru_is_below_the_static_optimum_under_skew():
+    """LRU keeps less than the hottest blocks would give (Che): the old static model overstated hits."""
+    z = ZipfianSampler(100_000, 0.99)
+    w, a = profile(z.hot_fraction)
+    lru = float(np.dot(a, lru_hits(w, a, 0.05)))
+    assert lru < z.hot_fraction(0.05) - 0.02
+    u = UniformSampler(1000)
+    w, a = profile(u.hot_fraction)
+    assert float(np.dot(a, lru_hits(w, a, 0.3))) == pytest.approx(0.3, abs=1e-6)  # uniform: LRU = C/N
+
+
+def _tree():
+    return TreeBuilder(key_size=16, entry_overhead=6).run(0, (0, 99_000, 10_000)).run(1, (0, 99_999, 50_000)).build()
+
+
+def test_small_runs_that_every_scan_visits_stay_cached():
+    """A seek reads one block of every run: a small run's blocks are hit far more often than the last
+    level's, so an LRU cache keeps them (db_bench seekrandom with direct reads: about 3 device reads
+    for 5 runs, not 5)."""
+    blocks = np.array([800.0, 800.0, 800.0, 4000.0, 30000.0])  # three L0 files, L1, L2
+    caches = Caches(UniformSampler(10**6).hot_fraction)
+    hb, _ = caches.run_hit_ratios(np.ones(5), blocks * 4096, 2048 * 4096, 0.0, 4096)
+    assert hb[0] > 0.3 and hb[4] < 0.02 and hb[0] > 10 * hb[4]
+    # the cache holds 2048 blocks: the steady-state occupancy equals its size
+    w, a = profile(UniformSampler(10**6).hot_fraction)
+    flat, _ = caches.run_hit_ratios(np.ones(1), np.array([blocks.sum() * 4096]), 2048 * 4096, 0.0, 4096)
+    assert flat[0] == pytest.approx(2048 / blocks.sum(), rel=1e-3)  # one run, uniform: C / N
+
+
+def test_page_cache_serves_block_cache_misses():
+    """With memory to hold the data and buffered reads, a get reads no device block and pays
+    `block_read` CPU per block-cache miss; with direct reads the same misses go to the device."""
+    cpu = CpuCostConfig()
+    tree = _tree()
+    uniform = UniformSampler(100_000).hot_fraction
+    buffered = LsmConfig(block_cache_size=1 << 20)
+    direct = LsmConfig(block_cache_size=1 << 20, use_direct_reads=True)
+    pc = page_cache_bytes(24 << 30, buffered)
+    assert pc == (24 << 30) - (1 << 20) - buffered.write_buffer_size * buffered.max_write_buffer_number
+    assert page_cache_bytes(24 << 30, direct) == 0.0
+    assert page_cache_bytes(None, buffered) == 0.0
+    cb = build_costs(tree, buffered, cpu, uniform, 100, 5, page_cache=pc)
+    cd = build_costs(tree, direct, cpu, uniform, 100, 5, page_cache=0.0)
+    assert cb.page_hit_ratio == 1.0 and cd.page_hit_ratio == 0.0
+    assert cb.get.reads == pytest.approx(0.0, abs=1e-12)
+    assert cd.get.reads > 0.5
+    # same CPU either way: block_read is paid per block-cache miss, wherever it is served
+    assert cb.get.cpu == pytest.approx(cd.get.cpu)
+    blocks = float(cb.get.level_blocks.sum())
+    assert float(cb.get.level_block_hits.sum()) < blocks
+    assert float(cb.get.level_page_hits.sum()) == pytest.approx(blocks - float(cb.get.level_block_hits.sum()))
+
+
+def test_direct_io_writes_start_cold_in_the_page_cache():
+    """Under use_direct_io_for_flush_and_compaction a new file is not in the page cache until read."""
+    cpu = CpuCostConfig()
+    uniform = UniformSampler(100_000).hot_fraction
+    warm = build_costs(_tree(), LsmConfig(), cpu, uniform, 100, 5, page_cache=1 << 30)
+    cold = build_costs(
+        _tree(), LsmConfig(use_direct_io_for_flush_and_compaction=True), cpu, uniform, 100, 5, page_cache=1 << 30
+    )
+    assert warm.get.reads < 0.1 * cold.get.reads
