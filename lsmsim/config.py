@@ -41,43 +41,43 @@ class CpuCostConfig(Section):
     seekrandom with 0, 10 and 100 Next at a 1 GiB and an 8 MiB block cache."""
 
     memtable_insert: Duration = Field(
-        units.parse_duration("3.344us"), description="A write without the WAL: the write path and the memtable insert."
+        units.parse_duration("2.928us"), description="A write without the WAL: the write path and the memtable insert."
     )
     memtable_insert_sequential: Duration = Field(
-        units.parse_duration("1.938us"),
+        units.parse_duration("1.252us"),
         description="A write without the WAL whose key follows the previous one (fillseq: the skiplist's splice hint).",
     )
     wal_append: Duration = Field(
-        units.parse_duration("3.982us"),
+        units.parse_duration("3.258us"),
         description="More for a write with the WAL (its bytes are a sequential device write besides).",
     )
-    flush_per_entry: Duration = Field(units.parse_duration("0.618us"), description="A flush, per entry.")
-    flush_per_byte: Duration = Field(units.parse_duration("0.001918us"), description="A flush, per byte written.")
-    merge_per_entry: Duration = Field(units.parse_duration("0.8889us"), description="A compaction, per input entry.")
-    merge_per_byte: Duration = Field(units.parse_duration("0.001567us"), description="A compaction, per input byte.")
+    flush_per_entry: Duration = Field(units.parse_duration("0.5437us"), description="A flush, per entry.")
+    flush_per_byte: Duration = Field(units.parse_duration("0.001302us"), description="A flush, per byte written.")
+    merge_per_entry: Duration = Field(units.parse_duration("0.6883us"), description="A compaction, per input entry.")
+    merge_per_byte: Duration = Field(units.parse_duration("0.001449us"), description="A compaction, per input byte.")
     get_base: Duration = Field(units.parse_duration("0us"), description="A Get, whether or not it finds its key.")
     get_found: Duration = Field(
-        units.parse_duration("9.012us"),
+        units.parse_duration("6.647us"),
         description="More for a Get that finds its key (GetContext, pinning the value).",
     )
     scan_base: Duration = Field(
         units.parse_duration("0us"),
         description="A range scan's fixed cost: NewIterator (one child per run) and the Seek's setup.",
     )
-    filter_probe: Duration = Field(units.parse_duration("0.2086us"), description="One bloom-filter probe.")
+    filter_probe: Duration = Field(units.parse_duration("0.2136us"), description="One bloom-filter probe.")
     index_search: Duration = Field(
-        units.parse_duration("2.122us"),
+        units.parse_duration("1.829us"),
         description="Positioning in one run: the index block's binary search and the data block's seek.",
     )
     block_decode: Duration = Field(
         units.parse_duration("0us"), description="Parsing a data block beyond the first one a seek positions in."
     )
     next_entry: Duration = Field(
-        units.parse_duration("0.1353us"),
+        units.parse_duration("0.1336us"),
         description="One Next of the merging iterator, per heap level (log2 runs + 1).",
     )
     block_read: Duration = Field(
-        units.parse_duration("1.697us"),
+        units.parse_duration("0.6823us"),
         description="A block-cache miss: the read call (page cache or device), copy and checksum.",
     )
 

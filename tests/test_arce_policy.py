@@ -112,7 +112,9 @@ def test_io_costs_are_profiled_from_the_modeled_device():
     lsm, dev, cpu = sim.cfg.lsm, sim.device, sim.cfg.machine.cpu
     costs = sim.costs()
     I_r, I_w, rw = sim.policy.profile(sim.view)
-    assert I_r == pytest.approx((1 - costs.hit_ratio) * sim.read_latency + cpu.index_search + cpu.block_decode)
+    miss = 1 - costs.hit_ratio
+    expected = miss * (1 - costs.page_hit_ratio) * sim.read_latency + miss * cpu.block_read
+    assert I_r == pytest.approx(expected + cpu.index_search + cpu.block_decode)
     per_update = costs.write.cpu + dev.seconds(0, 1024, 0)
     assert I_w == pytest.approx(per_update * 4096 / (1024 + lsm.memtable_entry_overhead))
     entries = 4096 / (1024 + lsm.entry_overhead)

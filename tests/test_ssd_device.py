@@ -95,3 +95,19 @@ def test_ftl_reserve_error_names_the_yaml_path():
     with pytest.raises(ConfigError) as e:
         lsmsim.run(cfg)
     assert any(p.startswith("device.ftl.") for p, _ in e.value.errors)
+
+
+def test_local_fio_sync_bandwidth_is_within_what_fsync_alone_allows():
+    """local-fio's sync_bandwidth (calibrated in situ from db_bench's compactions) is below what fio's
+    fsync alone measured on the same disk (experiments/ssd/fio-sync/): the thread waits for more
+    than its own fsync, never for less."""
+    import json
+
+    from lsmsim.loading import load_config
+
+    root = Path(__file__).resolve().parents[1]
+    job = json.loads((root / "experiments/ssd/fio-sync/syncwrite-4m-files.json").read_text())["jobs"][0]
+    fsync_alone = 4 * 2**20 / (job["sync"]["lat_ns"]["mean"] / 1e9)
+    assert fsync_alone == pytest.approx(615 * 2**20, rel=0.01)  # the figure the preset cites
+    cfg = load_config({"device": {"preset": "local-fio"}, "workload": {"preset": "fillrandom"}})
+    assert 0.2 * fsync_alone < cfg.device.sync_bandwidth < fsync_alone

@@ -58,6 +58,21 @@ class DbBenchRun:
         total = self.flush_bytes + sum(c["bytes"] for c in self.compactions)
         return total / self.flush_bytes if self.flush_bytes else float("nan")
 
+    def until_stats(self) -> DbBenchRun:
+        """The run as its compaction stats table saw it: the LOG also holds the jobs that finished
+        after the `stats` benchmark printed (while the DB closed); keep the first Comp(cnt) of them
+        (the table counts flushes and compactions, not trivial moves)."""
+        n = int(self.levels.get("Sum", {}).get("Comp(cnt)", -1))
+        jobs = self.flushes + self.compactions
+        if n < 0 or any("order" not in j for j in jobs) or len(jobs) <= n:
+            return self
+        keep = sorted(j["order"] for j in jobs)[:n]
+        last = keep[-1] if keep else 0
+        d = dict(self.__dict__)
+        d["flushes"] = [f for f in self.flushes if f["order"] <= last]
+        d["compactions"] = [c for c in self.compactions if c["order"] <= last]
+        return DbBenchRun(**d)
+
     def to_dict(self) -> dict:
         d = dict(self.__dict__)
         d["level_files"] = {str(k): v for k, v in self.level_files.items()}
@@ -105,6 +120,7 @@ def parse_stdout(text: str) -> tuple[dict, dict, dict, dict]:
 def parse_log(text: str) -> dict:
     """The EVENT_LOG_v1 events of a RocksDB LOG -> flushes, compactions and trivial moves."""
     flushes, compactions, moves = [], [], []
+    done = 0  # flushes and compactions finished so far: each gets its place in that order
     created: dict[int, list[dict]] = {}
     started: dict[int, dict] = {}
     lsm_state: list[int] = []
@@ -123,16 +139,20 @@ def parse_log(text: str) -> dict:
             started[job] = ev
         elif kind == "flush_finished":
             files = created.pop(job, [])
+            done += 1
             flushes.append(
                 {
+                    "order": done,
                     "bytes": sum(f["file_size"] for f in files),
                     "entries": sum(f["table_properties"]["num_entries"] for f in files),
                 }
             )
         elif kind == "compaction_finished":
             created.pop(job, None)
+            done += 1
             compactions.append(
                 {
+                    "order": done,
                     "output_level": ev["output_level"],
                     "input_bytes": started.pop(job, {}).get("input_data_size", 0),
                     "bytes": ev["total_output_size"],

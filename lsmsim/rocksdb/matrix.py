@@ -290,7 +290,7 @@ def real_spread(c: Case, runs: list[list[DbBenchRun]]) -> dict[str, float]:
 def _real_once(c: Case, invocations: list[DbBenchRun]) -> dict[str, float]:
     out: dict[str, float] = {}
     if c.kind == "write":
-        r = invocations[0]
+        r = invocations[0].until_stats()
         out["w_amp"] = r.w_amp
         for lvl in range(LEVELS):
             out[f"bytes_written_L{lvl}"] = float(r.written_bytes(lvl))
@@ -362,11 +362,10 @@ def budget_of(metric: str) -> float | None:
 # Figures still over budget, and why (issue 13's closing note has the experiments behind each):
 # the test expects them to fail (strict xfail), so that one that comes within budget is noticed.
 KNOWN_GAPS = {
-    ("leveled-4m", "w_amp"): "compaction picks at 4M rewrite about 1.5x more L2 bytes per L1 byte than RocksDB",
+    ("leveled-t10", "w_amp"): "lsmsim's compaction thread keeps closer pace with the writes than RocksDB's (fewer L0 "
+    "files gather per L0->L1 compaction); with 200 MiB/s sync waits instead of the calibrated 260 it is within 5%",
+    ("leveled-4m", "w_amp"): "the same, stronger at 4M writes (RocksDB ends with 10 L0 files and L1 3x its target)",
     ("leveled-4m", "bytes_written_L2"): "the same",
-    ("universal", "bytes_written_L6"): "universal's split of bytes between levels moves by 44% between db_bench "
-    "runs; W-Amp agrees within 5%",
-    ("cache-1gib", "us_per_op_readrandom"): "a fresh db_bench process faults in its 1 GiB block cache as it fills",
     ("direct-8mib", "us_per_op_seek0"): "with direct reads RocksDB looks up ~2.3 blocks per Seek, not one per run",
     ("direct-8mib", "us_per_op_seek10"): "the same",
     ("direct-8mib", "us_per_op_seek100"): "the same",

@@ -133,7 +133,7 @@ def build_summary(
         s[f"runs_L{lvl.index}"] = len(lvl.runs)
     s["sorted_runs"] = len(tree.runs())
     s["block_cache_hit_ratio"], s["page_cache_hit_ratio"] = n.hit_ratios()
-    for lvl in sorted(n.blocks):
-        s[f"block_cache_hit_ratio_L{lvl}"], s[f"page_cache_hit_ratio_L{lvl}"] = n.hit_ratios(lvl)
+    for i in sorted(n.blocks):
+        s[f"block_cache_hit_ratio_L{i}"], s[f"page_cache_hit_ratio_L{i}"] = n.hit_ratios(i)
     s.update({f"policy_{k}": v for k, v in policy_summary.items()})
     return {k: (float(v) if isinstance(v, float) else v) for k, v in s.items()}

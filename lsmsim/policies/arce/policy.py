@@ -160,7 +160,14 @@ class Arce(Policy):
         cpu = view.cpu
         B = float(lsm.block_size)
         costs = view.costs()
-        I_r = o.I_r or (1.0 - costs.hit_ratio) * view.read_latency + cpu.index_search + cpu.block_decode
+        # a block access: the block cache, else the page cache (a read call's CPU), else the device as well
+        miss = 1.0 - costs.hit_ratio
+        I_r = o.I_r or (
+            miss * (1.0 - costs.page_hit_ratio) * view.read_latency
+            + miss * cpu.block_read
+            + cpu.index_search
+            + cpu.block_decode
+        )
         per_update = costs.write.cpu + (view.device_seconds(0.0, w.key_size + w.value_size, 0.0) if lsm.wal else 0.0)
         I_w = o.I_w or per_update * B / self._entry_bytes(view)
         if o.compaction_block_time is not None:
