@@ -91,6 +91,20 @@ def _fill(num: str, *extra: str, bench: str = "fillrandom") -> list[str]:
     return [f"--benchmarks={bench},stats", f"--num={num}", *COMMON, *extra]
 
 
+def _uniform_puts(operations: str) -> dict:
+    return {"name": "fillrandom", "operations": operations, "mix": {"insert": 1.0}, "keys": {"distribution": "uniform"}}
+
+
+def _write_case(
+    name: str, about: str, num: str, policy: dict, workload: dict, *flags: str, bench: str = "fillrandom"
+) -> Case:
+    """One db_bench write benchmark (`bench`, `num` keys, `flags`) and the same workload on lsmsim."""
+    workload = {"preset": bench, **workload}
+    if workload["preset"] is None:
+        del workload["preset"]
+    return Case(name, about, [_fill(num, *flags, bench=bench)], _base(name, policy, workload), phase=bench)
+
+
 READS = 100_000
 DIRECT_READS = 20_000
 
@@ -142,69 +156,53 @@ def _read_case(name: str, about: str, flags: list[str], lsm: dict, reads: int, d
 
 
 CASES: list[Case] = [
-    Case(
+    _write_case(
         "leveled-t10",
         "fillrandom 2M, leveled, T = 10",
-        [_fill("2000000", "--max_bytes_for_level_multiplier=10")],
-        _base("leveled-t10", {"name": "leveled"}, {"preset": "fillrandom", "num": "2M"}),
-        phase="fillrandom",
+        "2000000",
+        {"name": "leveled"},
+        {"num": "2M"},
+        "--max_bytes_for_level_multiplier=10",
     ),
-    Case(
+    _write_case(
         "leveled-t5",
         "fillrandom 2M, leveled, T = 5",
-        [_fill("2000000", "--max_bytes_for_level_multiplier=5")],
-        _base(
-            "leveled-t5",
-            {"name": "leveled", "max_bytes_for_level_multiplier": 5},
-            {"preset": "fillrandom", "num": "2M"},
-        ),
-        phase="fillrandom",
+        "2000000",
+        {"name": "leveled", "max_bytes_for_level_multiplier": 5},
+        {"num": "2M"},
+        "--max_bytes_for_level_multiplier=5",
     ),
-    Case(
+    _write_case(
         "leveled-4m",
         "fillrandom 4M, leveled, T = 10",
-        [_fill("4000000", "--max_bytes_for_level_multiplier=10")],
-        _base("leveled-4m", {"name": "leveled"}, {"preset": "fillrandom", "num": "4M"}),
-        phase="fillrandom",
+        "4000000",
+        {"name": "leveled"},
+        {"num": "4M"},
+        "--max_bytes_for_level_multiplier=10",
     ),
-    Case(
+    _write_case(
         "fillseq",
         "fillseq 2M, leveled: files move down by trivial moves",
-        [_fill("2000000", bench="fillseq")],
-        _base("fillseq", {"name": "leveled"}, {"preset": "fillseq", "num": "2M"}),
-        phase="fillseq",
+        "2000000",
+        {"name": "leveled"},
+        {"preset": "fillseq", "num": "2M"},
+        bench="fillseq",
     ),
-    Case(
+    _write_case(
         "overwrite",
         "500K keys, 2M uniform random puts (4 versions per key), leveled",
-        [_fill("500000", "--writes=2000000")],
-        _base(
-            "overwrite",
-            {"name": "leveled"},
-            {
-                "num": "500K",
-                "phases": [
-                    {
-                        "name": "fillrandom",
-                        "operations": "2M",
-                        "mix": {"insert": 1.0},
-                        "keys": {"distribution": "uniform"},
-                    }
-                ],
-            },
-        ),
-        phase="fillrandom",
+        "500000",
+        {"name": "leveled"},
+        {"num": "500K", "preset": None, "phases": [_uniform_puts("2M")]},
+        "--writes=2000000",
     ),
-    Case(
+    _write_case(
         "universal",
         "fillrandom 2M, universal compaction (RocksDB 7.8 defaults)",
-        [_fill("2000000", "--compaction_style=1")],
-        _base(
-            "universal",
-            {"name": "universal", "level0_file_num_compaction_trigger": 4},
-            {"preset": "fillrandom", "num": "2M"},
-        ),
-        phase="fillrandom",
+        "2000000",
+        {"name": "universal", "level0_file_num_compaction_trigger": 4},
+        {"num": "2M"},
+        "--compaction_style=1",
     ),
     _read_case(
         "buffered-8mib",
