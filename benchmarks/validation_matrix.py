@@ -34,8 +34,18 @@ def record(cases, repeat: int, out: Path) -> None:
     data["machine"] = machine_facts()
     data["db_bench"] = "Debian rocksdb-tools 7.8.3"
     for c in cases:
-        data["cases"][c.name] = [[r.to_dict() for r in rep] for rep in record_case(c, repeat)]
-        atomic_write(out, lambda tmp: Path(tmp).write_text(json.dumps(data, indent=1)))
+        data["cases"][c.name] = [[slim(r.to_dict()) for r in rep] for rep in record_case(c, repeat)]
+        atomic_write(out, lambda tmp: Path(tmp).write_text(json.dumps(data, separators=(",", ":"))))
+        out.chmod(0o644)
+
+
+KEPT_STATISTICS = ("rocksdb.sst.read", "rocksdb.stall", "rocksdb.block.cache.data", "rocksdb.db.get", "rocksdb.db.seek")
+
+
+def slim(run: dict) -> dict:
+    """What the matrix and the calibration read of a run: statistics by these prefixes only."""
+    run["statistics"] = {k: v for k, v in run["statistics"].items() if k.startswith(KEPT_STATISTICS)}
+    return run
 
 
 def compare_all(cases, reference: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
