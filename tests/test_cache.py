@@ -130,3 +130,32 @@ def test_direct_io_writes_start_cold_in_the_page_cache():
         _tree(), LsmConfig(use_direct_io_for_flush_and_compaction=True), cpu, uniform, 100, 5, page_cache=1 << 30
     )
     assert warm.get.reads < 0.1 * cold.get.reads
+
+
+def test_a_run_reports_both_caches_per_level():
+    """Summary and time series carry block- and page-cache hit ratios, overall and per level; with memory
+    for the data every block-cache miss is a page-cache hit, with direct reads none is."""
+    import lsmsim
+
+    base = {
+        "machine": {"cores": 2, "memory": "4GiB"},
+        "lsm": {"write_buffer_size": "1MiB", "block_cache_size": "1MiB"},
+        "policy": {"name": "leveled", "max_bytes_for_level_base": "4MiB", "target_file_size_base": "1MiB"},
+        "workload": {
+            "num": 200_000,
+            "phases": [
+                {"name": "load", "operations": 200_000, "mix": {"insert": 1.0}, "measure": False},
+                {"name": "scan", "operations": 20_000, "mix": {"short_scan": 1.0}, "keys": {"distribution": "uniform"}},
+            ],
+        },
+    }
+    buffered = lsmsim.run(base).summary
+    direct = lsmsim.run(base, ["lsm.use_direct_reads=true"])
+    assert buffered["page_cache_hit_ratio"] == pytest.approx(1.0)
+    assert direct.summary["page_cache_hit_ratio"] == 0.0
+    assert 0 < direct.summary["block_cache_hit_ratio"] < 1
+    # a seek visits every run: L1's blocks (4 MiB of them) stay cached more than L2's (13 MiB)
+    assert direct.summary["block_cache_hit_ratio_L1"] > 2 * direct.summary["block_cache_hit_ratio_L2"] > 0
+    ts = direct.timeseries
+    assert {"block_cache_hit_ratio", "page_cache_hit_ratio", "block_cache_hit_ratio_L0"} <= set(ts.columns)
+    assert ts["block_cache_hit_ratio"].dropna().between(0, 1).all()

@@ -176,13 +176,14 @@ class Recorder:
             "dev": self.device.busy_seconds,
             "user": n.user_bytes,
             "time": now,
-            "blocks": sum(n.blocks.values()),
-            "bc": sum(n.block_cache_hits.values()),
-            "pc": sum(n.page_cache_hits.values()),
+            "blocks": dict(n.blocks),
+            "bc": dict(n.block_cache_hits),
+            "pc": dict(n.page_cache_hits),
         }
         last = self._last or {
             "ops": {k: 0.0 for k in n.ops},
-            **{k: 0.0 for k in ("cpu", "dev", "user", "time", "blocks", "bc", "pc")},
+            **{k: 0.0 for k in ("cpu", "dev", "user", "time")},
+            **{k: {} for k in ("blocks", "bc", "pc")},
         }
         dt = max(now - last["time"], TIME_EPS)
         p = self.cursor.phase
@@ -192,9 +193,13 @@ class Recorder:
         row["write_mb_per_s"] = (cur["user"] - last["user"]) / dt / 1e6 if now > last["time"] else 0.0
         row["cpu_util"] = (cur["cpu"] - last["cpu"]) / dt / self.cfg.machine.cores if now > last["time"] else 0.0
         row["device_util"] = (cur["dev"] - last["dev"]) / dt if now > last["time"] else 0.0
-        blocks, bc = cur["blocks"] - last["blocks"], cur["bc"] - last["bc"]
-        row["block_cache_hit_ratio"] = bc / blocks if blocks > 0 else float("nan")
-        row["page_cache_hit_ratio"] = (cur["pc"] - last["pc"]) / (blocks - bc) if blocks - bc > 0 else float("nan")
+        for suffix, levels in [("", None)] + [(f"_L{i}", [i]) for i in range(max(len(tree.levels), 7))]:
+            blocks, bc, pc = (
+                sum(cur[k].get(i, 0.0) - last[k].get(i, 0.0) for i in (levels or cur[k]))
+                for k in ("blocks", "bc", "pc")
+            )
+            row[f"block_cache_hit_ratio{suffix}"] = bc / blocks if blocks > 0 else float("nan")
+            row[f"page_cache_hit_ratio{suffix}"] = pc / (blocks - bc) if blocks - bc > 0 else float("nan")
         for lvl in range(max(len(tree.levels), 7)):
             L = tree.levels[lvl] if lvl < len(tree.levels) else None
             row[f"runs_L{lvl}"] = len(L.runs) if L else 0
