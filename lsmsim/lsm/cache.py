@@ -23,9 +23,11 @@ I/O, RocksDB's default `use_direct_io_for_flush_and_compaction = false`). Delete
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
+from scipy.optimize import brentq
 
 GRID = np.concatenate([[0.0], np.logspace(-6, 0, 241)])  # data fractions: fine near 0, where skew lives
 
@@ -39,32 +41,20 @@ def profile(hot_fraction: Callable[[float], float]) -> tuple[np.ndarray, np.ndar
 
 
 def _characteristic_time(count: np.ndarray, rate: np.ndarray, capacity: float) -> float:
-    """T with sum count * (1 - exp(-rate T)) = capacity (< sum count), by bisection on log T."""
-    lo, hi = 1e-12, 1.0
-    while np.sum(count * -np.expm1(-rate * hi)) < capacity:
-        hi *= 4.0
-        if hi > 1e300:
+    """T with sum count * (1 - exp(-rate T)) = capacity (< sum count): Brent's method on log T over
+    a bracket found by doubling (the occupancy grows monotonically with T)."""
+
+    def excess(u: float) -> float:
+        return float(np.sum(count * -np.expm1(-rate * math.exp(u)))) - capacity
+
+    lo, hi = -30.0, 0.0
+    while excess(lo) > 0:
+        lo -= 30.0
+    while excess(hi) < 0:
+        hi += 2.0
+        if hi > 690:
             return float("inf")
-    for _ in range(100):
-        mid = np.sqrt(lo * hi)
-        if np.sum(count * -np.expm1(-rate * mid)) < capacity:
-            lo = mid
-        else:
-            hi = mid
-        if hi / lo < 1 + 1e-10:
-            break
-    return float(np.sqrt(lo * hi))
-
-
-def lru_hits(w: np.ndarray, a: np.ndarray, c: float) -> np.ndarray:
-    """Per bucket, the probability that an access hits an LRU cache holding fraction `c` of the data."""
-    if c <= 0:
-        return np.zeros_like(a)
-    if c >= 1:
-        return np.ones_like(a)
-    d = np.divide(a, w, out=np.zeros_like(a), where=w > 0)  # access rate per unit of data
-    t = _characteristic_time(w, d, c)
-    return -np.expm1(-d * t)
+    return math.exp(brentq(excess, lo, hi, xtol=1e-12, rtol=1e-12))
 
 
 def lru_run_hits(access: np.ndarray, blocks: np.ndarray, w: np.ndarray, a: np.ndarray, capacity: float) -> np.ndarray:

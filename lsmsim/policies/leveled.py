@@ -198,18 +198,15 @@ class Leveled(Policy):
 
     # ---------------------------------------------------------------- shared steps
     @staticmethod
-    def _first_by_overlap(files: list[SSTFile], below: Run | None) -> SSTFile | None:
-        """The first free file in kMinOverlappingRatio order (SortFileByOverlappingRatio,
-        version_set.cc): next-level bytes it overlaps * 1024 // its bytes, ties to the smaller key."""
-        best, best_order = None, None
-        for f in files:
-            if f.being_compacted:
-                continue
+    def _by_overlap(files: list[SSTFile], below: Run | None) -> list[SSTFile]:
+        """The free files in kMinOverlappingRatio order (SortFileByOverlappingRatio, version_set.cc):
+        next-level bytes each overlaps * 1024 // its bytes, ties to the smaller key."""
+
+        def order(f: SSTFile) -> tuple[int, int]:
             over = sum(b.bytes for b in below.overlapping(f.min_key, f.max_key)) if below else 0
-            order = (over * 1024 // max(1, f.bytes), f.min_key)
-            if best_order is None or order < best_order:
-                best, best_order = f, order
-        return best
+            return over * 1024 // max(1, f.bytes), f.min_key
+
+        return sorted((f for f in files if not f.being_compacted), key=order)
 
     def _extend_trivial(self, files: list[SSTFile], first: SSTFile, below: Run | None) -> list[SSTFile]:
         """TryExtendNonL0TrivialMove (compaction_picker_level.cc): from `first`, take the files after
@@ -330,9 +327,10 @@ class Leveled(Policy):
             moved = self._l0_trivial_move(l0, run)
             if moved and self._movable(tree, moved, base):
                 return self._compaction(tree, moved, [], 0, base, run, trivial=True)
-        first = self._first_by_overlap(l0, run)
-        if first is None:
+        ordered = self._by_overlap(l0, run)
+        if not ordered:
             return None
+        first = ordered[0]
         inputs = [first]
         if not (run.overlapping(first.min_key, first.max_key) if run else []):
             inputs = self._extend_trivial(l0, first, run)
@@ -395,14 +393,10 @@ class Leveled(Policy):
         src = tree.runs_at(level)[0]
         out_level = level + 1
         dst = tree.runs_at(out_level)[0] if tree.runs_at(out_level) else None
-        candidates = [f for f in src.files if not f.being_compacted]
-        while candidates:
-            first = self._first_by_overlap(candidates, dst)
-            assert first is not None
+        for first in self._by_overlap(src.files, dst):
             below = dst.overlapping(first.min_key, first.max_key) if dst else []
             if self.free(below):
                 break
-            candidates.remove(first)
         else:
             return None
         if not below:
