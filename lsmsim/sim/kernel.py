@@ -99,10 +99,14 @@ class Simulation:
         return self.rec.result(self.policy)
 
     # ================================================================== phases
-    def _background_done(self) -> bool:
-        """No flush or compaction runs, none is pending and the policy picks nothing."""
-        self.bg.start(self.memtable_full())
+    def _background_idle(self) -> bool:
+        """No flush or compaction runs, none is pending and the policy picked nothing when last asked."""
         return not self.jobs and not self.tree.immutables and self.bg.policy_idle
+
+    def _background_done(self) -> bool:
+        """The background is idle after starting what it can now (a phase's wait_for_compactions)."""
+        self.bg.start(self.memtable_full())
+        return self._background_idle()
 
     def _wait_for_compactions(self) -> None:
         """The phase's clients stop; the next phase starts once the background is done."""
@@ -419,7 +423,7 @@ class Simulation:
             return False
         if not self.cfg.sim.drain:
             return True
-        return not self.jobs and not self.tree.immutables and self.bg.policy_idle
+        return self._background_idle()
 
     def _fluid_loop(self):
         max_time = self.cfg.sim.max_time
