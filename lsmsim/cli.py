@@ -7,7 +7,7 @@ import json
 import math
 import sys
 
-from . import __version__, units
+from . import __version__
 from .errors import ConfigError, LsmsimError
 
 _EPILOG = "Config reference: `lsmsim config` (docs/config-reference.md); summary keys: README.md."
@@ -108,105 +108,6 @@ def _table(rows: list[dict], cols: list[tuple[str, str, str]]) -> str:
     widths = [max(len(x) for x in col) for col in zip(head, *body)]
     line = lambda cells: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))  # noqa: E731
     return "\n".join([line(head)] + [line(b) for b in body])
-
-
-def _err(a, b):
-    return 100.0 * (a / b - 1.0) if b and not math.isnan(b) and not math.isnan(a) else float("nan")
-
-
-def _comparison(rows: list[dict]) -> str:
-    for r in rows:
-        r["bw_mb_m"], r["bw_mb_s"] = r["bw_measured"] / 1e6, r["bw_model"] / 1e6
-        r["bw_err"] = _err(r["bw_model"], r["bw_measured"])
-        r["iops_err"] = _err(r["iops_model"], r["iops_measured"])
-        for p in ("p50", "p99"):
-            r[f"{p}_m"], r[f"{p}_s"] = r[f"{p}_measured"] * 1e6, r[f"{p}_model"] * 1e6
-            r[f"{p}_err"] = _err(r[f"{p}_model"], r[f"{p}_measured"])
-    return _table(
-        rows,
-        [
-            ("job", "job", "s"),
-            ("direction", "dir", "s"),
-            ("qd", "qd", "d"),
-            ("bw_mb_m", "MB/s fio", ".1f"),
-            ("bw_mb_s", "MB/s model", ".1f"),
-            ("bw_err", "err%", "+.1f"),
-            ("iops_measured", "IOPS fio", ",.0f"),
-            ("iops_model", "IOPS model", ",.0f"),
-            ("iops_err", "err%", "+.1f"),
-            ("p50_m", "p50us fio", ".1f"),
-            ("p50_s", "p50us model", ".1f"),
-            ("p50_err", "err%", "+.1f"),
-            ("p99_m", "p99us fio", ".1f"),
-            ("p99_s", "p99us model", ".1f"),
-            ("p99_err", "err%", "+.1f"),
-        ],
-    )
-
-
-def _cmd_ssd_calibrate(args) -> int:
-    import yaml
-
-    from .atomic import atomic_write
-    from .ssd.calibrate import fit
-    from .ssd.fio import load_result
-
-    results = [r for path in args.traces for r in load_result(path)]
-    results = [r for r in results if r.directions and r.name not in args.exclude]
-    profile, rows = fit(results)
-    dev = profile.to_device(
-        source=f"lsmsim ssd calibrate from {len(results)} fio jobs: " + ", ".join(r.name for r in results),
-        capacity=args.capacity,
-    )
-    from pathlib import Path
-
-    atomic_write(Path(args.output), lambda p: Path(p).write_text(yaml.safe_dump(dev, sort_keys=False)))
-    print(f"fitted {len(results)} fio jobs; profile written to {args.output}")
-    print(_comparison(rows))
-    return 0
-
-
-def _cmd_ssd_replay(args) -> int:
-    from pathlib import Path
-
-    from .ssd.calibrate import compare, load_profile, replay
-    from .ssd.fio import load_result, parse_jobfile
-
-    profile = load_profile(args.profile)
-    specs = parse_jobfile(args.jobfile)
-    measured = args.measured or [p for p in _trace_candidates(Path(args.jobfile)) if p.is_file()]
-    if measured:
-        results = [r for m in measured for r in load_result(m) if r.directions]
-        names = {s.name for s in specs}
-        results = [r for r in results if r.name in names] or results
-        print(f"{args.jobfile} on {args.profile}, against {', '.join(str(m) for m in measured)}")
-        print(_comparison(compare(profile.timing, profile.shape, results)))
-    else:
-        print(f"{args.jobfile} on {args.profile} (no fio result to compare with; give --measured)")
-        rows = replay(profile.timing, profile.shape, specs)
-        for r in rows:
-            r["bw_mb"] = r["bw_model"] / 1e6
-            r["p50_us"], r["p99_us"] = r["p50_model"] * 1e6, r["p99_model"] * 1e6
-        print(
-            _table(
-                rows,
-                [
-                    ("job", "job", "s"),
-                    ("direction", "dir", "s"),
-                    ("qd", "qd", "d"),
-                    ("bw_mb", "MB/s", ".1f"),
-                    ("iops_model", "IOPS", ",.0f"),
-                    ("p50_us", "p50 us", ".1f"),
-                    ("p99_us", "p99 us", ".1f"),
-                ],
-            )
-        )
-    return 0
-
-
-def _trace_candidates(jobfile):
-    """Where `record.sh` puts a job's result: traces/<stem>.json beside the job file."""
-    return [jobfile.parent / "traces" / f"{jobfile.stem}.json", jobfile.with_suffix(".json")]
 
 
 def _cmd_sweep(args) -> int:
@@ -421,40 +322,9 @@ def build_parser() -> argparse.ArgumentParser:
     cf.add_argument("--reference", action="store_true", help="print the Markdown reference (the default)")
     cf.set_defaults(func=_cmd_config)
 
-    ssd = sub.add_parser(
-        "ssd",
-        help="SSD model: fit it to fio traces, replay fio jobs on it",
-        description="Calibrate the SSD timing model from fio results and replay fio jobs on it.",
-    )
-    ssd_sub = ssd.add_subparsers(dest="ssd_command", metavar="SUBCOMMAND")
-    c = ssd_sub.add_parser(
-        "calibrate",
-        help="fit the timing model to fio json/json+ results",
-        description="Fit the SSD timing model (lsmsim/ssd/timing.py) to fio results and "
-        "write a device profile usable as `device:` in a config.",
-    )
-    c.add_argument("traces", nargs="+", help="fio --output-format=json or json+ files")
-    c.add_argument("-o", "--output", required=True, help="profile YAML to write")
-    c.add_argument(
-        "--capacity",
-        type=units.parse_size,
-        default=units.parse_size("256GB"),
-        help="logical capacity to record in the profile (default 256GB)",
-    )
-    c.add_argument("--exclude", nargs="*", default=["layout"], help="job names to leave out (default: layout)")
-    c.set_defaults(func=_cmd_ssd_calibrate)
-    rp = ssd_sub.add_parser(
-        "replay",
-        help="run a fio job file on the model, compare with fio's result",
-        description="Predict a fio job file's bandwidth, IOPS and latency percentiles on a "
-        "device profile; with a fio result (--measured, or traces/<job>.json "
-        "beside the job file) print measured vs simulated with relative errors.",
-    )
-    rp.add_argument("profile", help="device profile YAML (from `lsmsim ssd calibrate` or a preset file)")
-    rp.add_argument("jobfile", help="fio job file")
-    rp.add_argument("--measured", nargs="*", help="fio json results of that job")
-    rp.set_defaults(func=_cmd_ssd_replay)
-    ssd.set_defaults(func=lambda a: (ssd.print_help(), 2)[1])
+    from .ssd import cli as ssd_cli
+
+    ssd_cli.add_parser(sub)
 
     from .policies.ecotune import solve_cli
 

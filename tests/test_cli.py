@@ -122,10 +122,11 @@ def test_ssd_calibrate_and_replay(tmp_path):
     fio = Path(__file__).parent.parent / "experiments" / "ssd" / "fio"
     traces = sorted(str(p) for p in (fio / "traces").glob("*.json"))
     prof = tmp_path / "dev.yaml"
-    r = lsmsim("ssd", "calibrate", *traces, "-o", str(prof))
+    r = lsmsim("ssd", "calibrate", *traces, "-o", str(prof), "--units", "8")
     assert r.returncode == 0, r.stderr
+    assert "fitted (" in r.stdout and "goal" in r.stdout  # which parameters the traces constrained
     data = yaml.safe_load(prof.read_text())
-    assert data["model"] == "ssd" and "read" in data and "latency_shape" in data
+    assert data["model"] == "ssd" and data["read"]["flash_time"] and data["write"]["flash_time"]
     r = lsmsim("ssd", "replay", str(prof), str(fio / "randrw70-4k-qd32.fio"))
     assert r.returncode == 0, r.stderr
     assert "randrw70-4k-qd32" in r.stdout and "err%" in r.stdout and r.stdout.count("\n") >= 3
@@ -133,7 +134,15 @@ def test_ssd_calibrate_and_replay(tmp_path):
     from lsmsim import load_config
 
     cfg = load_config({"device": data, "workload": {"preset": "fillrandom"}})
-    assert cfg.device.read.iops > 0
+    assert cfg.device.read.flash_time > 0
+    # a read-only set fits too: the write side keeps its defaults and the profile loads
+    ro = tmp_path / "ro.yaml"
+    reads = [t for t in traces if "randread" in t]
+    r = lsmsim("ssd", "calibrate", *reads, "-o", str(ro), "--units", "8")
+    assert r.returncode == 0, r.stderr
+    assert "default (no trace constrains it)" in r.stdout and "write_bandwidth" in r.stdout
+    r = lsmsim("ssd", "replay", str(ro), str(fio / "randrw70-4k-qd32.fio"))
+    assert r.returncode == 0, r.stderr
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     r = lsmsim("ssd", "calibrate", str(bad), "-o", str(tmp_path / "x.yaml"))

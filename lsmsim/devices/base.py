@@ -52,8 +52,9 @@ class Device(abc.ABC):
         return write_bytes / bw if bw else 0.0
 
     @abc.abstractmethod
-    def read_latency(self, utilization: float) -> float:
-        """Latency of one synchronous random block read at this device utilisation."""
+    def read_latency(self, utilization: float, write_bps: float = 0.0) -> float:
+        """Latency of one synchronous random block read at this device utilisation, of which
+        `write_bps` bytes/s are writes (flushes, compactions, WAL)."""
 
     def account(self, read_bytes: float, write_bytes: float, random_reads: float, block_size: float) -> None:
         """Record I/O served (the FTL model also maps writes to flash here)."""

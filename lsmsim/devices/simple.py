@@ -46,5 +46,5 @@ class SimpleDevice(Device):
     def seconds(self, read_bytes, write_bytes, random_reads):
         return read_bytes * self._r + write_bytes * self._w + random_reads * self._iops
 
-    def read_latency(self, utilization):
+    def read_latency(self, utilization, write_bps=0.0):
         return self.cfg.read_latency / max(0.02, 1.0 - utilization)

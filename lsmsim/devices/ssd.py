@@ -28,25 +28,34 @@ from ..fields import Bandwidth, Bytes, Duration, OpRate, Section
 from ..ssd.alloc import DeviceFullError as _AllocFull
 from ..ssd.alloc import ExtentAllocator
 from ..ssd.ftl import FTL, FTLConfig
-from ..ssd.timing import Direction, SSDTiming
+from ..ssd.timing import KIB4, DriveModel
 from .base import Device, DeviceOptions
 from .registry import register
 
 
 # ---------------------------------------------------------------- options (the YAML `device:` section)
 class DirectionOptions(Section):
-    """One direction of the SSD timing model (lsmsim/ssd/timing.py)."""
+    """One direction of the drive model (lsmsim/ssd/timing.py)."""
 
-    latency: Duration = Field(gt=0, description="Unloaded latency of one 4KiB request (queue depth 1).")
-    stream_bandwidth: Bandwidth = Field(description="Transfer rate of one request once started.")
-    bandwidth: Bandwidth = Field(description="Maximum throughput for large requests.")
+    latency: Duration = Field(
+        gt=0,
+        description="Mean latency of one 4KiB request alone (queue depth 1), host included; the fixed "
+        "overhead is what remains after the host, flash and transfers.",
+    )
+    stream_bandwidth: Bandwidth = Field(
+        description="read: one unit's channel transfer; write: the host link carrying the data in."
+    )
+    bandwidth: Bandwidth = Field(description="read: the host link; write: the flash program rate over all units.")
     iops: OpRate | None = Field(
         None,
         gt=0,
-        description="Maximum 4KiB request rate with enough requests "
-        "outstanding; omitted: channels x dies_per_channel / flash_time.",
+        description="read: most 4KiB reads/s with every unit busy (gives flash_time when that is omitted); "
+        "write: the controller's write command rate.",
     )
-    flash_time: Duration | None = Field(None, gt=0, description="One flash page read (tR) or program (tPROG).")
+    flash_time: Duration | None = Field(
+        None, gt=0, description="read: one flash read (tR); write: one program (tPROG, default 1ms)."
+    )
+    sigma: float = Field(0.1, ge=0, le=3, description="Lognormal shape of the request's fixed parts (QD1 spread).")
 
 
 class FtlOptions(Section):
@@ -93,29 +102,69 @@ class SSDOptions(DeviceOptions):
     read: DirectionOptions
     write: DirectionOptions
     ftl: FtlOptions = FtlOptions()
-    host_per_io: Duration = Field(0.0, description="Host CPU time per request (block layer, driver).")
-    latency_shape: dict[str, dict[float, float]] | None = Field(
-        None, description="Calibrated profiles: latency percentile / mean per direction at queue depth 1."
+    host_per_io: Duration = Field(
+        0.0, description="Host CPU per request of one submitting thread (fio's limit; not used by the LSM kernel)."
+    )
+    flash_page: Bytes = Field(16384, gt=0, description="Bytes of a read one unit serves (a NAND page).")
+    write_buffer: Bytes = Field(
+        units.parse_size("64MiB"),
+        gt=0,
+        description="Write-back buffer (DRAM or SLC cache) writes are acknowledged from.",
+    )
+    read_retry_fraction: float = Field(
+        0.002, ge=0, le=1, description="Share of flash reads retried after an ECC failure (the tail)."
+    )
+    read_retry_time: Duration = Field(units.parse_duration("300us"), ge=0, description="Extra time of a retried read.")
+    program_suspend: bool = Field(False, description="Reads suspend a program in progress (Wu & He, FAST'12).")
+    suspend_latency: Duration = Field(units.parse_duration("20us"), gt=0)
+    fio_traces: list[str] = Field(
+        [], description="Globs (under the fio-real folder) of the traces this profile was fitted to and replays."
     )
 
     @model_validator(mode="after")
-    def _iops_from_parallelism(self):
-        """Internal parallelism: with every die busy, a device serves channels x dies pages per
-        flash operation time (Agrawal et al., USENIX ATC'08 §3)."""
-        for name in ("read", "write"):
-            d = getattr(self, name)
-            if d.iops is None:
-                if d.flash_time is None:
-                    raise ValueError(f"{name}: give 'iops', or 'flash_time' to derive it from channels x dies")
-                d.iops = self.channels * self.dies_per_channel / d.flash_time
+    def _read_flash_time(self):
+        """A read needs its flash time, or the IOPS it implies: with every unit busy a device
+        serves channels x dies reads per read service time (Agrawal et al., USENIX ATC'08 §3)."""
+        if self.read.flash_time is None and self.read.iops is None:
+            raise ValueError("read: give 'iops', or 'flash_time' to derive it from channels x dies")
         return self
 
 
+def drive_model(cfg: SSDOptions) -> DriveModel:
+    """The timing model's parameters from a `device:` section (see DirectionOptions)."""
+    n = cfg.channels * cfg.dies_per_channel
+    r, w = cfg.read, cfg.write
+    page = float(cfg.flash_page)
+    chunk = min(KIB4, page)
+    retry = cfg.read_retry_fraction * cfg.read_retry_time
+    r_flash = r.flash_time if r.flash_time is not None else max(1e-6, n / r.iops - chunk / r.stream_bandwidth - retry)
+    r_over = r.latency - cfg.host_per_io - r_flash - retry - chunk / r.stream_bandwidth - KIB4 / r.bandwidth
+    w_iops = w.iops if w.iops is not None else 1e7
+    w_over = w.latency - cfg.host_per_io - KIB4 / w.stream_bandwidth - 1.0 / w_iops
+    return DriveModel(
+        units=n,
+        host_per_io=cfg.host_per_io,
+        page=page,
+        read_overhead=max(0.5e-6, r_over),
+        read_sigma=r.sigma,
+        read_flash_time=r_flash,
+        read_stream_bandwidth=r.stream_bandwidth,
+        read_bandwidth=r.bandwidth,
+        read_retry_fraction=cfg.read_retry_fraction,
+        read_retry_time=cfg.read_retry_time,
+        write_overhead=max(0.5e-6, w_over),
+        write_sigma=w.sigma,
+        write_stream_bandwidth=w.stream_bandwidth,
+        write_iops=w_iops,
+        program_time=w.flash_time if w.flash_time is not None else 1e-3,
+        write_bandwidth=w.bandwidth,
+        write_buffer=float(cfg.write_buffer),
+        program_suspend=cfg.program_suspend,
+        suspend_latency=cfg.suspend_latency,
+    )
+
+
 # ---------------------------------------------------------------- the device
-def _direction(d) -> Direction:
-    return Direction(d.latency, d.stream_bandwidth, d.bandwidth, d.iops)
-
-
 class DeviceFullError(LsmsimError):
     """The tree (plus in-flight compaction outputs) outgrew the device's logical capacity."""
 
@@ -129,9 +178,7 @@ class SSDDevice(Device):
     def __init__(self, cfg):
         super().__init__()
         self.cfg = cfg
-        self.timing = SSDTiming(
-            _direction(cfg.read), _direction(cfg.write), cfg.host_per_io, cfg.channels * cfg.dies_per_channel
-        )
+        self.timing = drive_model(cfg)
         f = cfg.ftl
         self.page = int(f.mapping_unit)
         self.pages_total = int(cfg.capacity // self.page)
@@ -179,8 +226,13 @@ class SSDDevice(Device):
             s += write_bytes / self.page * self.gc_ratio * self._copy_s
         return s
 
-    def read_latency(self, utilization):
-        return self.timing.read_latency(utilization)
+    def read_latency(self, utilization, write_bps=0.0):
+        """One 4KiB read while flushes and compactions write `write_bps` and the rest of the
+        device's busy time is reads: programs on the read's unit delay it (timing.read_latency)."""
+        t = self.timing
+        write_busy = write_bps / min(t.write_bandwidth, t.write_stream_bandwidth)
+        read_iops = max(0.0, utilization - write_busy) * t.read_iops
+        return t.read_latency(read_iops, write_bps)
 
     # ---------------------------------------------------------------- writes
     def _frontier(self, hint: int) -> int:

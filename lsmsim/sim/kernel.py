@@ -84,6 +84,7 @@ class Simulation:
         self._step_event: simpy.Event | None = None
         self._phase_end_event: simpy.Event | None = None
         self.read_latency = self.device.read_latency(0.0)
+        self.write_bps = 0.0  # bytes/s written by the last step's jobs and WAL
 
     @property
     def phase(self):
@@ -249,16 +250,22 @@ class Simulation:
                     reserved="writers" in m.reserved_for and set(g.shares) == {"write"},
                 )
                 flows.append(g.flow)
-        util = self.util
+        util, wbps = self.util, self.write_bps
         for _ in range(2):
             for g, flow in zip(groups, flows[len(self.jobs) :]):
                 # a delayed write waits without CPU or device: a synchronous wait like a block read
-                flow.sync = g.sync_reads * dev.read_latency(util) + g.shares.get("write", 0.0) * self.wc.write_delay
+                flow.sync = (
+                    g.sync_reads * dev.read_latency(util, wbps) + g.shares.get("write", 0.0) * self.wc.write_delay
+                )
             util, converged, _ = solve(flows, m.cores, m.context_switch_overhead, reserved_cores=m.reserved_cores)
+            # bytes/s flushes, compactions and the WAL write: their programs delay reads on the drive
+            wbps = sum(f.rate * j.write_bytes for j, f in zip(self.jobs, flows))
+            if groups and lsm.wal:
+                wbps += sum(f.rate * g.shares.get("write", 0.0) * wb for g, f in zip(groups, flows[len(self.jobs) :]))
         if not converged:  # the rates are the last round's; the summary counts such steps
             self.counters.unconverged_steps += 1
-        self.util = util
-        self.read_latency = dev.read_latency(util)
+        self.util, self.write_bps = util, wbps
+        self.read_latency = dev.read_latency(util, wbps)
         for j, flow in zip(self.jobs, flows):
             j.rate = flow.rate
         if groups:

@@ -1,238 +1,71 @@
-"""Fit the SSD timing model to fio results, and replay fio jobs on the model.
+"""Fit the drive model (`timing.DriveModel`) to fio results, and compare it with them.
 
-`fit` starts from closed-form estimates (4KiB QD1 latency, 1MiB QD1 streaming rate, the largest
-bandwidth and IOPS seen) and refines all nine parameters together by least squares on the log
-of every trace's bandwidth and median completion latency per direction (scipy.optimize). The
-model predicts a mean-value latency; it is compared with fio's median, and the other percentiles
-are predicted from the shape of the same direction's queue-depth-1 distribution (percentile /
-median), which the profile stores.
+Every fio job and direction becomes an `Observation` (IOPS, median and 99th percentile of the
+total latency, clat percentiles + mean slat as fio's `lat`). The fit minimises, by bounded least
+squares (scipy.optimize, trust-region reflective), the log ratios model / measured of IOPS, p50
+and p99 over all observations, each simulated by `timing.fio_job` with common random numbers
+(a fixed seed), so the objective is smooth enough for finite differences.
+
+Only parameters some trace constrains are fitted: a parameter is constrained by a trace when
+doubling it moves the trace's IOPS, p50 or p99 by more than `SENSITIVE` at the starting point;
+the others keep their documented defaults (`BOUNDS`) and the report says so. A fitted value
+at a bound means the model could not explain the traces with a physical value: `fit` raises
+`BoundHit` naming the parameter rather than write such a profile. The number of parallel units
+is an integer: it is searched over `UNITS`, each candidate fitted, the best kept.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, replace
 
 import numpy as np
-import yaml
 from scipy.optimize import least_squares
 
-from ..tolerances import REL_EPS
-from .fio import FioJobResult, FioJobSpec
-from .timing import Direction, SSDTiming
+from .fio import FioJobResult
+from .timing import KIB4, DriveModel, Job, JobResult, fio_job
 
-PCTS = (1.0, 5.0, 10.0, 50.0, 90.0, 99.0, 99.9)
-_KEYS = ("latency", "stream_bandwidth", "bandwidth", "iops")
+# parameter: (lower, upper, default, why the bounds). Bandwidths stop at PCIe 4.0 x4 (7.88 GB/s).
+BOUNDS: dict[str, tuple[float, float, float, str]] = {
+    "host_per_io": (0.3e-6, 40e-6, 2e-6, "CPU per request of one submitting thread"),
+    "read_overhead": (1e-6, 300e-6, 15e-6, "controller + PCIe + interrupt per read"),
+    "read_sigma": (0.005, 1.5, 0.1, "lognormal shape of the read's fixed parts"),
+    "read_flash_time": (3e-6, 400e-6, 50e-6, "flash array read (tR): Optane ~3us, TLC 40-100us"),
+    "read_stream_bandwidth": (50e6, 4e9, 400e6, "one unit's channel transfer"),
+    "read_bandwidth": (100e6, 7.88e9, 3.2e9, "host link, reads (PCIe 4.0 x4 at most)"),
+    "read_retry_fraction": (1e-5, 0.3, 0.002, "reads retried (ECC failure)"),
+    "read_retry_time": (5e-6, 5e-3, 300e-6, "extra time of a retried read"),
+    "write_overhead": (0.5e-6, 300e-6, 8e-6, "controller + PCIe + interrupt per write"),
+    "write_sigma": (0.005, 1.5, 0.2, "lognormal shape of the write's fixed parts"),
+    "write_stream_bandwidth": (100e6, 7.88e9, 2.5e9, "host link, writes"),
+    "write_iops": (5e3, 3e6, 400e3, "controller's write command rate"),
+    "program_time": (20e-6, 8e-3, 1e-3, "one flash program (tPROG): SLC ~0.2ms, TLC 0.5-3ms"),
+    "write_bandwidth": (10e6, 7.88e9, 1e9, "flash program rate over all units"),
+    "write_buffer": (1e6, 2e12, 64e6, "write-back buffer (DRAM or SLC cache)"),
+}
+UNITS = (4, 8, 16, 32, 64, 128)  # coarse grid; the best one's neighbours are tried too (`_unit_grid`)
+SENSITIVE = 0.03  # relative change of a prediction that counts as "constrained"
+P99_WEIGHT = 0.5  # p99 is noisier in fio and in the simulation than IOPS and p50
+FIT_IOS = 6000  # requests simulated per observation while fitting (more when comparing)
+COMPARE_IOS = 40000
 
 
-def _qd(spec: FioJobSpec) -> int:
-    return spec.iodepth * spec.numjobs
-
-
-def _p50(d) -> float:
-    """The latency the model is fitted to: fio's mean total latency, submission + completion
-    (the model is a mean-value model; Little's law ties this mean to throughput, and fio's
-    numbers satisfy it: iodepth / IOPS = mean lat within 1% on our traces)."""
-    return d.lat_mean if d.lat_mean is not None else d.clat_mean
+class BoundHit(ValueError):
+    """A fitted parameter sits at its bound: the model does not explain these traces."""
 
 
 @dataclass
-class Profile:
-    read: Direction
-    write: Direction
-    shape: dict  # direction -> {percent: ratio to the mean}
-    host_per_io: float = 0.0
-    parallel_units: int = 1
-
-    @property
-    def timing(self) -> SSDTiming:
-        return SSDTiming(self.read, self.write, self.host_per_io, self.parallel_units)
-
-    def to_device(self, source: str, capacity: float) -> dict:
-        """The profile as a device preset (`device:` section)."""
-
-        def direction(d: Direction) -> dict:
-            return {
-                "latency": f"{d.latency * 1e6:.3f}us",
-                "stream_bandwidth": f"{d.stream_bandwidth / 1e6:.3f}MB/s",
-                "bandwidth": f"{d.bandwidth / 1e6:.3f}MB/s",
-                "iops": f"{d.iops:.1f}/s",
-            }
-
-        # the fit finds the number of independent units, not how they split into channels
-        return {
-            "model": "ssd",
-            "source": source,
-            "capacity": int(capacity),
-            "channels": int(self.parallel_units),
-            "dies_per_channel": 1,
-            "read": direction(self.read),
-            "write": direction(self.write),
-            "host_per_io": f"{self.host_per_io * 1e6:.3f}us",
-            "latency_shape": {k: {float(p): float(r) for p, r in v.items()} for k, v in self.shape.items()},
-        }
+class Observation:
+    name: str  # job name and file
+    direction: str
+    job: Job
+    iops: float
+    p50: float
+    p99: float
 
 
-def _initial(results: list[FioJobResult], direction: str) -> np.ndarray:
-    jobs = [(r.spec, r.directions[direction]) for r in results if direction in r.directions]
-    if not jobs:
-        raise ValueError(f"no fio result has {direction} I/O: calibration needs both directions")
-    small = [(s, d) for s, d in jobs if s.block_size(direction) <= 16384]
-    large = [(s, d) for s, d in jobs if s.block_size(direction) >= 131072]
-    qd1 = [(s, d) for s, d in small if _qd(s) == 1 and not s.mixed] or small or jobs
-    latency = min(_p50(d) for _, d in qd1)
-    bw = max(d.bandwidth for _, d in (large or jobs))
-    iops = max(d.iops for _, d in (small or jobs))
-    big1 = [(s, d) for s, d in large if _qd(s) == 1]
-    if big1:
-        s, d = big1[0]
-        stream = (s.block_size(direction) - 4096) / max(_p50(d) - latency, 1e-7)
-    else:
-        stream = bw
-    return np.log([latency, max(stream, 1e3), bw, iops])
-
-
-def _observations(results: list[FioJobResult]):
-    return [
-        (r.spec.block_size(direction), _qd(r.spec), r.spec.read_fraction, direction, d.bandwidth, _p50(d), r.name)
-        for r, direction, d in _measured(results)
-    ]
-
-
-def _predict(timing: SSDTiming, size, qd, f, direction):
-    p = timing.perf(size, qd, f)
-    return (p.read_bw, p.read_lat) if direction == "read" else (p.write_bw, p.write_lat)
-
-
-def _timing(x: np.ndarray, units: int = 1) -> SSDTiming:
-    v = np.exp(x)
-    return SSDTiming(Direction(*v[:4]), Direction(*v[4:8]), v[8], units)
-
-
-# candidate numbers of parallel units (channels x dies); an integer, so it is searched, not fitted
-UNITS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256)
-
-
-def fit(results: list[FioJobResult]) -> tuple[Profile, list[dict]]:
-    """Fit the model; returns the profile and, per trace and direction, measured vs fitted."""
-    results = [r for r in results if r.directions]
-    x0 = np.concatenate([_initial(results, "read"), _initial(results, "write"), [math.log(5e-6)]])
-    obs = _observations(results)
-
-    def residuals(x, units):
-        t = _timing(x, units)
-        res = []
-        for size, qd, f, direction, bw, lat, _ in obs:
-            pbw, plat = _predict(t, size, qd, f, direction)
-            res += [math.log(pbw / bw), math.log(plat / lat)]
-        return res
-
-    best = None
-    for units in UNITS:
-        sol = least_squares(residuals, x0, method="trf", x_scale=1.0, diff_step=1e-3, args=(units,))
-        if best is None or sol.cost < best[0].cost * (1 - REL_EPS):  # ties keep the fewer units
-            best = (sol, units)
-    sol, units = best
-    t = _timing(sol.x, units)
-    shape = {}
-    for direction in ("read", "write"):
-        # the least-queued small-request trace of the direction (queue depth 1 when recorded)
-        cands = sorted(
-            (_qd(r.spec), r.spec.mixed, i)
-            for i, r in enumerate(results)
-            if direction in r.directions
-            and r.spec.block_size(direction) <= 16384
-            and r.directions[direction].clat
-            and r.directions[direction].clat.percentiles
-        )
-        if cands:
-            qd, _, i = cands[0]
-            c = results[i].directions[direction].clat
-            d = results[i].directions[direction]
-            ratios = {p: _pct(d, p) / _p50(d) for p in PCTS if _has(c, p)}
-            # undo the queueing share of that trace, so the stored shape is the unqueued one
-            w = _queue_share(t, results[i].spec.block_size(direction), qd, results[i].spec.read_fraction, direction)
-            if w < 0.5:
-                ratios = {k: max(0.0, (v - w) / (1 - w)) for k, v in ratios.items()}
-            # (a heavily queued trace's shape is kept as it is: an approximation, said in the note)
-            shape[direction] = ratios
-    return Profile(t.read, t.write, shape, t.host_per_io, units), compare(t, shape, results)
-
-
-def _queue_share(timing: SSDTiming, size, qd, f, direction) -> float:
-    """Fraction of a request's mean latency spent queueing (0 at queue depth 1)."""
-    one = timing.perf(size, 1, f)
-    many = timing.perf(size, qd, f)
-    l1, lq = (one.read_lat, many.read_lat) if direction == "read" else (one.write_lat, many.write_lat)
-    return max(0.0, 1.0 - l1 / lq) if lq > 0 else 0.0
-
-
-def percentile(timing: SSDTiming, shape: dict, size, qd, f, direction, pct, mean) -> float:
-    """A latency percentile: the queue-free part keeps the queue-depth-1 shape, the queueing part
-    is tight around its mean (a closed loop of many requests queues almost deterministically)."""
-    ratio = shape.get(direction, {}).get(pct)
-    if ratio is None:
-        return float("nan")
-    w = _queue_share(timing, size, qd, f, direction)
-    return mean * ((1 - w) * ratio + w)
-
-
-def _has(c, p) -> bool:
-    try:
-        c.percentile(p)
-        return True
-    except KeyError:
-        return False
-
-
-def _measured(results: list[FioJobResult]):
-    """(job result, direction, its stats) for every direction that did I/O (trims aside)."""
-    for r in results:
-        for direction, d in r.directions.items():
-            if direction != "trim" and d.total_ios:
-                yield r, direction, d
-
-
-def _model_row(timing: SSDTiming, shape: dict, spec: FioJobSpec, direction: str) -> dict:
-    """The model's bandwidth, IOPS and latency percentiles for one direction of a fio job."""
-    size, qd = spec.block_size(direction), _qd(spec)
-    bw, lat = _predict(timing, size, qd, spec.read_fraction, direction)
-    row = {
-        "job": spec.name,
-        "direction": direction,
-        "bs": size,
-        "qd": qd,
-        "bw_model": bw,
-        "iops_model": bw / size,
-        "mean_lat_model": lat,
-    }
-    for pct in (50.0, 99.0):
-        row[f"p{pct:g}_model"] = percentile(timing, shape, size, qd, spec.read_fraction, direction, pct, lat)
-    return row
-
-
-def compare(timing: SSDTiming, shape: dict, results: list[FioJobResult]) -> list[dict]:
-    """Measured vs model for every job and direction: bandwidth, IOPS, latency percentiles."""
-    rows = []
-    for r, direction, d in _measured(results):
-        row = _model_row(timing, shape, r.spec, direction)
-        row.update(
-            {
-                "job": r.name,
-                "bw_measured": d.bandwidth,
-                "iops_measured": d.iops,
-                "p50_measured": _pct(d, 50.0),
-                "p99_measured": _pct(d, 99.0),
-            }
-        )
-        rows.append(row)
-    return rows
-
-
-def _pct(d, pct):
-    """A total-latency percentile (record.sh sets lat_percentiles=1); for results with only
-    completion-latency percentiles (fio's default), clat's plus the mean submission latency."""
+def _pct(d, pct) -> float:
+    """A total-latency percentile: lat's when fio recorded them, else clat's plus the mean slat."""
     for stats, extra in ((d.lat, 0.0), (d.clat, d.slat_mean or 0.0)):
         try:
             return stats.percentile(pct) + extra
@@ -241,26 +74,196 @@ def _pct(d, pct):
     return float("nan")
 
 
-def replay(timing: SSDTiming, shape: dict, specs: list[FioJobSpec]) -> list[dict]:
-    """What the model predicts for fio jobs (no measurements)."""
-    return [_model_row(timing, shape, s, direction) for s in specs for direction in s.directions if direction != "trim"]
+def observations(results: list[FioJobResult]) -> list[Observation]:
+    out = []
+    for r in results:
+        s = r.spec
+        runtime = max((d.runtime for d in r.directions.values()), default=0.0) or (s.runtime or 30.0)
+        job = Job(
+            float(s.block_size("read")),
+            float(s.block_size("write")),
+            s.read_fraction,
+            s.iodepth,
+            s.numjobs,
+            runtime,
+            s.ramp_time,
+        )
+        for direction, d in r.directions.items():
+            if direction == "trim" or not d.total_ios:
+                continue
+            out.append(
+                Observation(f"{r.name} ({r.source or ''})", direction, job, d.iops, _pct(d, 50.0), _pct(d, 99.0))
+            )
+    return out
 
 
-def load_profile(path: str | Path) -> Profile:
-    """A device YAML (preset or calibrated profile) as a timing profile."""
-    from ..devices.ssd import SSDOptions, _direction
-    from ..loading import _deep_merge
-    from ..preset_files import load_preset
+def _predict(model: DriveModel, obs: list[Observation], n_ios: int) -> list[JobResult]:
+    cache: dict = {}
+    out = []
+    for o in obs:
+        if o.job not in cache:
+            cache[o.job] = fio_job(model, o.job, n_ios)
+        out.append(cache[o.job])
+    return out
 
-    data = yaml.safe_load(Path(path).read_text())
-    if isinstance(data, dict) and "device" in data:
-        data = data["device"]
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: not a device profile (expected a mapping with read:, write:)")
-    if data.get("preset"):
-        data = _deep_merge(load_preset("devices", data["preset"]), data)
-    cfg = SSDOptions.model_validate({**data, "model": "ssd"})
-    shape = {k: {float(p): float(r) for p, r in v.items()} for k, v in (cfg.latency_shape or {}).items()}
-    return Profile(
-        _direction(cfg.read), _direction(cfg.write), shape, cfg.host_per_io, cfg.channels * cfg.dies_per_channel
-    )
+
+def _residuals(model: DriveModel, obs: list[Observation], n_ios: int) -> np.ndarray:
+    res = []
+    for o, p in zip(obs, _predict(model, obs, n_ios)):
+        for what, measured, w in (("iops", o.iops, 1.0), ("p50", o.p50, 1.0), ("p99", o.p99, P99_WEIGHT)):
+            v = p.get(o.direction, what)
+            ok = measured and measured > 0 and math.isfinite(measured) and v > 0 and math.isfinite(v)
+            res.append(w * math.log(v / measured) if ok else 0.0)
+    return np.array(res)
+
+
+def initial(obs: list[Observation]) -> DriveModel:
+    """Closed-form starting values: queue-depth-1 latencies split between the fixed parts and
+    the flash, the largest IOPS and bandwidths seen."""
+    m = DriveModel(**{k: v[2] for k, v in BOUNDS.items()})
+    reads = [o for o in obs if o.direction == "read" and o.job.read_fraction >= 1.0]
+    small = [o for o in reads if o.job.size_read <= 16384]
+    qd1 = [o for o in small if o.job.iodepth * o.job.numjobs == 1]
+    kw = {}
+    if qd1:
+        lat = min(1.0 / o.iops for o in qd1)
+        kw["read_flash_time"] = max(3e-6, 0.6 * lat)
+        kw["read_overhead"] = max(1e-6, 0.4 * lat - m.host_per_io - KIB4 / m.read_stream_bandwidth)
+    if reads:
+        kw["read_bandwidth"] = min(7.5e9, max(o.iops * o.job.size_read for o in reads) * 1.2)
+    writes = [o for o in obs if o.direction == "write" and o.job.read_fraction <= 0.0]
+    w1 = [o for o in writes if o.job.iodepth * o.job.numjobs == 1 and o.job.size_write <= 16384]
+    if w1:
+        lat = min(1.0 / o.iops for o in w1)
+        kw["write_overhead"] = max(0.5e-6, lat - m.host_per_io - 1.0 / m.write_iops - KIB4 / m.write_stream_bandwidth)
+    if writes:
+        kw["write_bandwidth"] = min(7.5e9, max(o.iops * o.job.size_write for o in writes))
+    return replace(m, **kw)
+
+
+def _clip(name: str, v: float) -> float:
+    lo, hi = BOUNDS[name][:2]
+    return min(max(v, lo * 1.0001), hi * 0.9999)
+
+
+def sensitivity(model: DriveModel, obs: list[Observation], n_ios: int = FIT_IOS) -> dict[str, list[int]]:
+    """Parameter -> indices of the observations it moves by more than SENSITIVE when doubled."""
+    base = _residuals(model, obs, n_ios).reshape(len(obs), 3)
+    out = {}
+    for name in BOUNDS:
+        v = getattr(model, name)
+        alt = replace(model, **{name: v * 2 if v * 2 <= BOUNDS[name][1] else v / 2})
+        r = _residuals(alt, obs, n_ios).reshape(len(obs), 3)
+        w = np.array([1.0, 1.0, P99_WEIGHT])
+        moved = np.abs(r - base) / w > math.log1p(SENSITIVE)
+        out[name] = [i for i in range(len(obs)) if moved[i].any()]
+    return out
+
+
+@dataclass
+class Fit:
+    model: DriveModel
+    fitted: list[str]  # parameters the traces constrained
+    defaults: list[str]  # parameters left at their defaults
+    constrained_by: dict[str, list[str]]  # parameter -> observation names
+    cost: float
+    units_costs: dict[int, float]
+
+
+def fit(
+    results: list[FioJobResult],
+    fixed: dict | None = None,
+    units: tuple[int, ...] = UNITS,
+    n_ios: int = FIT_IOS,
+    progress=None,
+) -> Fit:
+    """Fit a drive model to fio results (any subset: read-only sets keep the write defaults).
+    `progress(units, cost)` is called after each candidate number of units."""
+    obs = [o for o in observations(results) if o.iops > 0]
+    if not obs:
+        raise ValueError("no fio job in these files did any read or write I/O")
+    fixed = dict(fixed or {})
+    guess = replace(initial(obs), **fixed)
+    sens = sensitivity(replace(guess, units=32), obs, n_ios)
+    free = [k for k in BOUNDS if sens[k] and k not in fixed]
+    defaults = [k for k in BOUNDS if k not in free and k not in fixed]
+    # what no trace constrains keeps its documented default; the rest starts from the estimates
+    start = replace(guess, **{k: BOUNDS[k][2] for k in defaults})
+    scale = np.array([BOUNDS[k][2] for k in free])  # x = log(value / default): steps are relative
+
+    def model_of(x, u):
+        return replace(start, units=u, **{k: float(v) for k, v in zip(free, scale * np.exp(x))})
+
+    lo = np.log([BOUNDS[k][0] for k in free] / scale)
+    hi = np.log([BOUNDS[k][1] for k in free] / scale)
+    x0 = np.log([_clip(k, getattr(start, k)) for k in free] / scale)
+    best, costs = None, {}
+
+    def attempt(u):
+        nonlocal best
+        if u in costs:
+            return
+        sol = least_squares(
+            lambda x: _residuals(model_of(x, u), obs, n_ios),
+            x0,
+            bounds=(lo, hi),
+            method="trf",
+            diff_step=0.03,
+            max_nfev=30 * max(1, len(free)),
+        )
+        costs[u] = float(sol.cost)
+        if progress:
+            progress(u, costs[u])
+        if best is None or sol.cost < best[0].cost:
+            best = (sol, u)
+
+    for u in units:
+        attempt(u)
+    if len(units) > 1:  # refine between the best coarse candidate and its neighbours
+        b = best[1]
+        for u in sorted({max(1, round(b * 0.75)), round(b * 1.25), max(1, round(b * 0.6)), round(b * 1.5)}):
+            attempt(u)
+    sol, u = best
+    model = model_of(sol.x, u)
+    at_bound = [k for k, v, a, b in zip(free, sol.x, lo, hi) if v - a < 0.01 or b - v < 0.01]
+    if at_bound:
+        raise BoundHit(
+            "the fit put "
+            + ", ".join(
+                f"{k} = {getattr(model, k):.4g} at its bound [{BOUNDS[k][0]:.3g}, {BOUNDS[k][1]:.3g}]" for k in at_bound
+            )
+            + ": the model cannot explain these traces with physical values (exclude traces the host or a "
+            "drive state limits, or fix the parameter)"
+        )
+    names = [o.name + " " + o.direction for o in obs]
+    return Fit(model, free, defaults, {k: [names[i] for i in sens[k]] for k in free}, float(sol.cost), costs)
+
+
+def compare(model: DriveModel, results: list[FioJobResult], n_ios: int = COMPARE_IOS) -> list[dict]:
+    """Measured vs model for every job and direction: IOPS, bandwidth, p50, p99, and what limits
+    the job in the model (host: the submitting threads are busy > 90% of the time)."""
+    obs = [o for o in observations(results) if o.iops > 0]
+    rows = []
+    for o, p in zip(obs, _predict(model, obs, n_ios)):
+        size = o.job.size_read if o.direction == "read" else o.job.size_write
+        total = sum(p.iops.values())
+        host_busy = total * model.host_per_io / o.job.numjobs
+        rows.append(
+            {
+                "job": o.name,
+                "direction": o.direction,
+                "bs": size,
+                "qd": o.job.iodepth * o.job.numjobs,
+                "read_fraction": o.job.read_fraction,
+                "iops_measured": o.iops,
+                "iops_model": p.get(o.direction, "iops"),
+                "bw_measured": o.iops * size,
+                "bw_model": p.get(o.direction, "bw"),
+                "p50_measured": o.p50,
+                "p50_model": p.get(o.direction, "p50"),
+                "p99_measured": o.p99,
+                "p99_model": p.get(o.direction, "p99"),
+                "limit": "host" if host_busy > 0.9 else "drive",
+            }
+        )
+    return rows

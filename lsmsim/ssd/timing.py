@@ -1,139 +1,267 @@
-"""SSD timing: bandwidth, IOPS and latency as functions of request size and queue depth.
+"""SSD timing: what a drive does to requests, for fio jobs and for the simulator's kernel.
 
-Per direction (read, write) four parameters describe the device:
-- `latency`: the unloaded latency of one 4KiB request (host stack + controller + flash access);
-- `stream_bandwidth`: how fast one request's data moves once started (a large request is striped
-  over several dies, so a 1MiB request at queue depth 1 takes latency + size / stream_bandwidth);
-- `bandwidth`: the device's maximum throughput for large requests (interface or flash bound);
-- `iops`: the maximum small-request rate, reached once enough requests are outstanding to keep the
-  internal parallel units busy: iops = parallel_units / flash access time, with parallel_units =
-  channels x dies (Agrawal et al., "Design tradeoffs for SSD performance", USENIX ATC'08 §3;
-  Chen, Koufaty & Zhang, "Understanding intrinsic characteristics and system implications of flash
-  memory based SSDs", SIGMETRICS'09 §4).
-With q requests of s bytes outstanding (closed loop, as fio's iodepth), the device is a closed
-queueing network (Reiser & Lavenberg, "Mean-value analysis of closed multichain queuing
-networks", JACM 1980). Its bottleneck is the flash array: `parallel_units` = channels x dies
-independent units. A small request lands on one unit chosen by its address, so with several
-requests outstanding two of them often hit the same die and one waits (the collisions that keep
-random-read IOPS rising slowly towards the maximum instead of in a sharp knee); a request of s
-bytes is striped over ceil(s / 16KiB) units (one NAND page each), so the array behaves as
-K = units / span independent groups (at least 1; a 1MiB request spans 64 units). Each group is a
-queueing centre visited with probability 1/K, so its demand per request is
-D = max(s / bandwidth, 1 / iops), the array's capacity is 1/D, and one request alone spends K D in
-it. K is capped by Little's law at (R1 - h) / D, the number of requests the datasheet's latency
-and IOPS say can be in flight at once. The rest of one request's time alone,
-Z = R1 - h - K D with R1 = latency_4k + (s - 4KiB) / stream_bandwidth, is a delay requests
-overlap (transfer, controller pipeline), and h = host_per_io is a further single centre (the
-host's CPU per request). Mean-value analysis gives, for n = 1..q,
+`DriveModel` holds the physical parameters (all SI, all bounded in `calibrate.BOUNDS`):
+- the host: `host_per_io`, CPU seconds per request of one submitting thread (the host's limit,
+  apart from the drive's);
+- reads: a fixed `read_overhead` (controller, PCIe, interrupt) with lognormal spread
+  `read_sigma`; a flash read `read_flash_time` plus `page`-byte chunk transfer at
+  `read_stream_bandwidth` on one of `units` parallel units (channels x dies, Agrawal et al.,
+  USENIX ATC'08 §3); the host link at `read_bandwidth`;
+- writes: `write_overhead` and `write_sigma`; the link at `write_stream_bandwidth`; the
+  controller's command rate `write_iops`; a write-back buffer of `write_buffer` bytes (DRAM or
+  SLC cache) drained by programs of `program_bytes` that take `program_time` on one unit, so the
+  flash absorbs `write_bandwidth` = units x program_bytes / program_time;
+- interference: reads wait for a program on their unit, or `suspend_latency` with
+  `program_suspend` (Wu & He, FAST'12).
 
-    R_k(n) = D (1 + Q_k(n - 1)),  R_h(n) = h (1 + Q_h(n - 1)),
-    X(n) = n / (Z + K R_k(n) + R_h(n)),  Q_k(n) = X(n) R_k(n),  Q_h(n) = X(n) R_h(n)
-
-so throughput X(q) rises from 1/R1 to the bottleneck's 1/D and the response time is
-Z + K R_k(q) + R_h(q) (Little's law). With K = 1 this is a single bottleneck centre. Reads and
-writes share the array (read/write interference): a mix with read fraction f has demand
-f D_read + (1 - f) D_write, and each direction's latency is its own time alone plus the shared
-queueing.
-
-For the kernel, I/O becomes device-busy seconds: sequential bytes / bandwidth, random block
-reads / iops; garbage-collection copies cost a flash read plus a program per mapped unit.
+`fio_job` answers what fio would measure for one job (closed loop, `drive_sim.simulate`); a run
+long enough to fill the buffer is a mixture of a buffered phase and a throttled one, weighted by
+how long the buffer takes to fill (`_buffer_phases`). The kernel asks `seconds` (device-busy time
+per unit of I/O, the capacities above) and `read_latency` (one 4KiB read under a background read
+and write load, `_priority_wait`: the open-loop form of the same units).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+
+from . import drive_sim as ds
 
 KIB4 = 4096.0
-STRIPE = 16384.0  # bytes per parallel unit of one request: a NAND page of TLC flash
 
 
 @dataclass(frozen=True)
-class Direction:
-    latency: float  # s, one 4KiB request, queue depth 1
-    stream_bandwidth: float  # B/s, one request's transfer once started
-    bandwidth: float  # B/s, maximum for large requests
-    iops: float  # requests/s, maximum for small requests
+class DriveModel:
+    units: int = 32
+    host_per_io: float = 2e-6
+    page: float = 16384.0
+    read_overhead: float = 15e-6
+    read_sigma: float = 0.1
+    read_flash_time: float = 50e-6
+    read_stream_bandwidth: float = 400e6
+    read_bandwidth: float = 3.2e9
+    read_retry_fraction: float = 0.002
+    read_retry_time: float = 300e-6
+    write_overhead: float = 8e-6
+    write_sigma: float = 0.2
+    write_stream_bandwidth: float = 2.5e9
+    write_iops: float = 400e3
+    program_time: float = 1e-3
+    write_bandwidth: float = 1e9
+    write_buffer: float = 64e6
+    program_suspend: bool = False
+    suspend_latency: float = 20e-6
 
-    def service_time(self, size: float) -> float:
-        return self.latency + max(0.0, size - KIB4) / self.stream_bandwidth
+    # ------------------------------------------------------------------ derived figures
+    @property
+    def program_bytes(self) -> float:
+        """Bytes one program writes: the flash rate spread over the units."""
+        return self.write_bandwidth * self.program_time / self.units
 
-    def max_rate(self, size: float) -> float:
-        return min(self.bandwidth / size, self.iops)
-
-
-@dataclass(frozen=True)
-class Performance:
-    """What a job sees: per direction bandwidth (B/s), IOPS and mean latency (s)."""
-
-    read_bw: float
-    read_iops: float
-    read_lat: float
-    write_bw: float
-    write_iops: float
-    write_lat: float
-
-
-class SSDTiming:
-    """The timing model; `perf` answers what fio would measure for a job.
-
-    `host_per_io` is the host's CPU time per request (submission and completion in the block
-    layer and driver), a queueing centre shared by all requests; on a fast device with few cores
-    it is what bends the IOPS curve before the device saturates. `parallel_units` is
-    channels x dies (1: the array is a single centre)."""
-
-    def __init__(self, read: Direction, write: Direction, host_per_io: float = 0.0, parallel_units: float = 1.0):
-        self.read = read
-        self.write = write
-        self.host_per_io = host_per_io
-        self.parallel_units = max(1.0, float(parallel_units))
-
-    def groups(self, size: float, read_fraction: float) -> float:
-        """K: how many independent groups of units requests of this size see (see the module doc)."""
-        f = min(max(read_fraction, 0.0), 1.0)
-        span = max(1.0, math.ceil(size / STRIPE))
-        d = f / self.read.max_rate(size) + (1 - f) / self.write.max_rate(size)
-        alone = f * self.read.service_time(size) + (1 - f) * self.write.service_time(size) - self.host_per_io
-        return max(1.0, min(self.parallel_units / span, alone / d))
-
-    def perf(self, size: float, qd: int, read_fraction: float) -> Performance:
-        f = min(max(read_fraction, 0.0), 1.0)
-        k = self.groups(size, f)
-        h = self.host_per_io
-        dr = 1.0 / self.read.max_rate(size)
-        dw = 1.0 / self.write.max_rate(size)
-        zr = max(0.0, self.read.service_time(size) - k * dr - h)
-        zw = max(0.0, self.write.service_time(size) - k * dw - h)
-        d = f * dr + (1 - f) * dw
-        z = f * zr + (1 - f) * zw
-        qk = qh = x = 0.0
-        rk = rh = 0.0
-        for n in range(1, max(1, int(qd)) + 1):  # exact MVA recursion; the K groups are alike
-            rk = d * (1.0 + qk)
-            rh = h * (1.0 + qh)
-            x = n / (z + k * rk + rh)
-            qk, qh = x * rk, x * rh
-        queue = k * (rk - d) + (rh - h)  # waiting beyond the centres' own demands
-        lat_r = zr + k * dr + h + queue
-        lat_w = zw + k * dw + h + queue
-        return Performance(
-            read_bw=x * f * size,
-            read_iops=x * f,
-            read_lat=lat_r,
-            write_bw=x * (1 - f) * size,
-            write_iops=x * (1 - f),
-            write_lat=lat_w,
+    def read_service(self, size: float = KIB4) -> float:
+        """One unit's mean time for one chunk of a read of `size` bytes (retries included)."""
+        return (
+            self.read_flash_time
+            + self.read_retry_fraction * self.read_retry_time
+            + min(size, self.page) / self.read_stream_bandwidth
         )
 
-    # ---------------------------------------------------------------- for the kernel
-    def seconds(self, read_bytes: float, write_bytes: float, random_reads: float) -> float:
-        return read_bytes / self.read.bandwidth + write_bytes / self.write.bandwidth + random_reads / self.read.iops
+    @property
+    def read_iops(self) -> float:
+        """Most 4KiB reads per second with every unit busy (the host link aside)."""
+        return min(self.units / self.read_service(KIB4), self.read_bandwidth / KIB4)
 
-    def read_latency(self, utilization: float) -> float:
-        """One synchronous 4KiB read at this device utilisation (M/M/1 inflation of the unloaded
-        latency; the closed-loop form above is for fio jobs with a fixed queue depth)."""
-        return self.read.latency / max(0.02, 1.0 - utilization)
+    @property
+    def sequential_read_bandwidth(self) -> float:
+        return min(self.read_bandwidth, self.units * self.page / self.read_service(self.page))
+
+    def read_latency_alone(self, size: float = KIB4) -> float:
+        """Mean latency of one read at queue depth 1 (no collisions)."""
+        return self.host_per_io + self.read_overhead + self.read_service(size) + size / self.read_bandwidth
+
+    def write_latency_alone(self, size: float = KIB4) -> float:
+        return self.host_per_io + self.write_overhead + size / self.write_stream_bandwidth + 1.0 / self.write_iops
+
+    def params(self, buffer_full: bool = False, buffer: float | None = None) -> np.ndarray:
+        p = np.zeros(ds.N_PARAMS)
+        p[ds.P_UNITS] = self.units
+        p[ds.P_HOST] = self.host_per_io
+        p[ds.P_PAGE] = self.page
+        p[ds.P_R_OVER] = self.read_overhead
+        p[ds.P_R_SIGMA] = self.read_sigma
+        p[ds.P_R_FLASH] = self.read_flash_time
+        p[ds.P_R_STREAM] = self.read_stream_bandwidth
+        p[ds.P_R_LINK] = self.read_bandwidth
+        p[ds.P_W_OVER] = self.write_overhead
+        p[ds.P_W_SIGMA] = self.write_sigma
+        p[ds.P_W_LINK] = self.write_stream_bandwidth
+        p[ds.P_W_CMD] = 1.0 / self.write_iops
+        p[ds.P_PROG_TIME] = self.program_time
+        p[ds.P_PROG_BYTES] = self.program_bytes
+        p[ds.P_BUFFER] = self.write_buffer if buffer is None else buffer
+        p[ds.P_SUSPEND] = 1.0 if self.program_suspend else 0.0
+        p[ds.P_SUSPEND_LAT] = self.suspend_latency
+        p[ds.P_BUFFER_FULL] = 1.0 if buffer_full else 0.0
+        p[ds.P_R_SLOW_P] = self.read_retry_fraction
+        p[ds.P_R_SLOW_T] = self.read_retry_time
+        return p
+
+    def with_values(self, **kw) -> DriveModel:
+        return replace(self, **kw)
+
+    # ------------------------------------------------------------------ for the kernel
+    def seconds(self, read_bytes: float, write_bytes: float, random_reads: float) -> float:
+        """Device-busy seconds: sequential reads at the array's streaming rate, writes at the flash
+        program rate (the buffer only defers them), random block reads at the array's IOPS."""
+        return (
+            read_bytes / self.sequential_read_bandwidth
+            + write_bytes / min(self.write_bandwidth, self.write_stream_bandwidth)
+            + random_reads / self.read_iops
+        )
+
+    def read_latency(self, read_iops: float = 0.0, write_bps: float = 0.0) -> float:
+        """Mean latency of one synchronous 4KiB read while the device serves `read_iops` other
+        random reads and absorbs `write_bps` bytes/s of writes (flushes, compactions, WAL): the
+        units as M/G/1 queues with reads served before programs (`_priority_wait`)."""
+        return self.read_latency_alone(KIB4) + self._priority_wait(read_iops, write_bps)
+
+    def _priority_wait(self, read_iops: float, write_bps: float) -> float:
+        """Mean wait of a read at its unit: Cobham's non-preemptive priority M/G/1 formula,
+        W = R / (1 - rho_read), with R the mean residual work of whatever is in service
+        (Cobham, "Priority assignment in waiting line problems", Oper. Res. 1954; Kleinrock,
+        Queueing Systems vol. 2 §3.6). With program suspension a program in service costs a read
+        only the suspend latency."""
+        u = self.units
+        s_r = self.read_service(KIB4)
+        lam_r = read_iops / u
+        lam_p = write_bps / max(self.program_bytes, 1.0) / u
+        rho_r = min(lam_r * s_r, 0.98)
+        rho_p = lam_p * self.program_time
+        # second moment of the lognormal flash time plus the fixed transfer
+        tr, rest = self.read_flash_time, min(KIB4, self.page) / self.read_stream_bandwidth
+        p, slow = self.read_retry_fraction, self.read_retry_time
+        m1 = tr + rest
+        m2_r = tr**2 * math.exp(self.read_sigma**2) + 2 * tr * rest + rest**2 + p * (2 * m1 * slow + slow**2)
+        if self.program_suspend:
+            resid_p = rho_p * self.suspend_latency
+        else:
+            resid_p = lam_p * self.program_time**2 / 2.0
+        resid = lam_r * m2_r / 2.0 + resid_p
+        if rho_r + rho_p >= 0.999:  # the units are saturated: reads still go first
+            rho_p = 0.999 - rho_r
+        return resid / (1.0 - rho_r)
 
     def gc_copy_seconds(self, page_bytes: float) -> float:
         """Device time to move one mapped unit during GC: a flash read and a program."""
-        return 1.0 / self.read.iops + page_bytes / self.write.bandwidth
+        return 1.0 / self.read_iops + page_bytes / self.write_bandwidth
+
+
+@dataclass(frozen=True)
+class Job:
+    """One fio job as the model sees it."""
+
+    size_read: float
+    size_write: float
+    read_fraction: float
+    iodepth: int
+    numjobs: int = 1
+    runtime: float = 30.0  # seconds measured
+    ramp: float = 0.0  # seconds before measuring (the buffer fills then too)
+
+
+@dataclass
+class JobResult:
+    """What fio would print for a job, per direction: IOPS, bytes/s, latency mean and percentiles."""
+
+    iops: dict
+    bandwidth: dict
+    mean: dict
+    percentiles: dict  # direction -> {pct: seconds}
+
+    def get(self, direction: str, what: str) -> float:
+        if what == "iops":
+            return self.iops.get(direction, 0.0)
+        if what == "bw":
+            return self.bandwidth.get(direction, 0.0)
+        if what == "mean":
+            return self.mean.get(direction, float("nan"))
+        return self.percentiles.get(direction, {}).get(float(what[1:]), float("nan"))
+
+
+PCTS = (1.0, 5.0, 10.0, 50.0, 90.0, 95.0, 99.0, 99.9)
+DIRS = ("read", "write")
+
+
+def _simulate(model: DriveModel, job: Job, n_ios: int, seed: int, buffer_full: bool, buffer: float | None):
+    slots = job.iodepth * job.numjobs
+    warmup = max(1000, 4 * slots, n_ios // 10)
+    p = model.params(buffer_full, buffer)
+    d, lat, window, programmed = ds.simulate(
+        p,
+        float(job.size_read),
+        float(job.size_write),
+        float(job.read_fraction),
+        int(job.iodepth),
+        int(job.numjobs),
+        int(n_ios),
+        int(warmup),
+        int(seed),
+    )
+    return d, lat, max(window, 1e-12), programmed
+
+
+def _buffer_phases(model: DriveModel, job: Job, n_ios: int, seed: int):
+    """[(time share, directions, latencies, window)] for the run: one phase while the
+    buffer absorbs writes faster than the flash drains them, a throttled one once it is full."""
+    big = 1e18
+    d, lat, win, programmed = _simulate(model, job, n_ios, seed, False, big)
+    write_bps = float((d == 1).sum()) * job.size_write / win
+    drain = programmed / win
+    if write_bps <= drain * 1.02 or job.read_fraction >= 1.0:
+        return [(1.0, d, lat, win)]
+    fill = model.write_buffer / (write_bps - drain)  # seconds until the buffer is full
+    measured_fill = max(0.0, fill - job.ramp)
+    if measured_fill >= job.runtime:
+        return [(1.0, d, lat, win)]
+    small = max(job.size_write + model.program_bytes, min(model.write_buffer, 4 * model.units * model.program_bytes))
+    d2, lat2, win2, _ = _simulate(model, job, n_ios, seed + 1, True, small)
+    a = measured_fill / job.runtime  # time share of the buffered phase
+    return [(a, d, lat, win), (1.0 - a, d2, lat2, win2)] if a > 0 else [(1.0, d2, lat2, win2)]
+
+
+def _weighted_percentiles(values: list[np.ndarray], weights: list[float], pcts) -> dict:
+    v = np.concatenate(values)
+    w = np.concatenate([np.full(len(x), wt / max(len(x), 1)) for x, wt in zip(values, weights)])
+    order = np.argsort(v, kind="stable")
+    v, c = v[order], np.cumsum(w[order])
+    c /= c[-1]
+    return {float(p): float(v[min(np.searchsorted(c, p / 100.0), len(v) - 1)]) for p in pcts}
+
+
+def fio_job(model: DriveModel, job: Job, n_ios: int = 40000, seed: int = 1) -> JobResult:
+    """What fio would report for `job` on this drive (deterministic for a seed)."""
+    phases = _buffer_phases(model, job, n_ios, seed)
+    res = JobResult({}, {}, {}, {})
+    for k, name in enumerate(DIRS):
+        size = job.size_read if k == 0 else job.size_write
+        vals, wts = [], []
+        for share, d, lat, win in phases:
+            m = d == k
+            if m.any():
+                vals.append(lat[m])
+                wts.append(share * m.sum() / win)  # this direction's requests per second of the run
+        if not vals:
+            continue
+        iops = float(sum(wts))
+        res.iops[name] = iops
+        res.bandwidth[name] = iops * size
+        res.mean[name] = sum(wt * float(x.mean()) for x, wt in zip(vals, wts)) / iops
+        res.percentiles[name] = _weighted_percentiles(vals, wts, PCTS)
+    return res
+
+
+def field_names() -> list[str]:
+    return [f.name for f in fields(DriveModel)]

@@ -1,0 +1,290 @@
+"""`lsmsim ssd calibrate` and `lsmsim ssd replay`: fit the drive model to fio results, and print
+measured vs simulated per trace and per device."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+from .. import units as U
+
+# the accuracy goals of a replay (issue 14): drive-limited traces only
+GOALS = {"iops": 0.10, "bw": 0.10, "p50": 0.10, "p99": 0.25, "mixed": 0.15}
+
+
+def table(rows: list[dict], cols: list[tuple[str, str, str]]) -> str:
+    """Rows as an aligned text table; cols are (key, header, format)."""
+    head = [h for _, h, _ in cols]
+    body = [
+        [
+            ("-" if r.get(k) is None or (isinstance(r.get(k), float) and math.isnan(r[k])) else format(r[k], f))
+            for k, _, f in cols
+        ]
+        for r in rows
+    ]
+    widths = [max(len(x) for x in col) for col in zip(head, *body)]
+    line = lambda cells: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))  # noqa: E731
+    return "\n".join([line(head)] + [line(b) for b in body])
+
+
+def _err(a, b):
+    return 100.0 * (a / b - 1.0) if b and not math.isnan(b) and not math.isnan(a) else float("nan")
+
+
+def judge(r: dict) -> bool | None:
+    """Whether a compared row meets the goals (None: host-limited, not judged). Mixed read/write
+    jobs are held to 15% on IOPS and p50 in both directions, p99 to 25%."""
+    if r["limit"] != "drive":
+        return None
+    mixed = 0.0 < r["read_fraction"] < 1.0
+    ok = abs(r["iops_err"]) <= 100 * (GOALS["mixed"] if mixed else GOALS["iops"])
+    ok &= (
+        abs(r["p50_err"]) <= 100 * (GOALS["mixed"] if mixed else GOALS["p50"]) if not math.isnan(r["p50_err"]) else True
+    )
+    ok &= abs(r["p99_err"]) <= 100 * GOALS["p99"] if not math.isnan(r["p99_err"]) else True
+    return bool(ok)
+
+
+def comparison(rows: list[dict]) -> str:
+    for r in rows:
+        r["bw_mb_m"], r["bw_mb_s"] = r["bw_measured"] / 1e6, r["bw_model"] / 1e6
+        r["iops_err"] = _err(r["iops_model"], r["iops_measured"])
+        r["bw_err"] = r["iops_err"]  # same block size: bandwidth errs as IOPS does
+        for p in ("p50", "p99"):
+            r[f"{p}_m"], r[f"{p}_s"] = r[f"{p}_measured"] * 1e6, r[f"{p}_model"] * 1e6
+            r[f"{p}_err"] = _err(r[f"{p}_model"], r[f"{p}_measured"])
+        ok = judge(r)
+        r["ok"] = "host" if ok is None else ("ok" if ok else "MISS")
+        r["short"] = _short(r["job"])
+    return table(
+        rows,
+        [
+            ("short", "trace", "s"),
+            ("direction", "dir", "s"),
+            ("bs", "bs", ".0f"),
+            ("qd", "qd", "d"),
+            ("read_fraction", "rd%", ".0%"),
+            ("bw_mb_m", "MB/s fio", ".1f"),
+            ("bw_mb_s", "MB/s model", ".1f"),
+            ("iops_err", "IOPS err%", "+.1f"),
+            ("p50_m", "p50us fio", ".1f"),
+            ("p50_s", "p50us model", ".1f"),
+            ("p50_err", "err%", "+.1f"),
+            ("p99_m", "p99us fio", ".1f"),
+            ("p99_s", "p99us model", ".1f"),
+            ("p99_err", "err%", "+.1f"),
+            ("ok", "goal", "s"),
+        ],
+    )
+
+
+def summary(rows: list[dict]) -> str:
+    judged = [r for r in rows if r["ok"] != "host"]
+    ok = sum(r["ok"] == "ok" for r in judged)
+
+    def within(key, bound, sel):
+        v = [abs(r[key]) <= bound * 100 for r in sel if not math.isnan(r[key])]
+        return f"{sum(v)}/{len(v)}"
+
+    pure = [r for r in judged if r["read_fraction"] in (0.0, 1.0)]
+    mixed = [r for r in judged if 0.0 < r["read_fraction"] < 1.0]
+    return (
+        f"{len(rows)} trace directions, {len(rows) - len(judged)} host-limited (not judged), {ok}/{len(judged)} meet "
+        f"every goal; IOPS/bw within 10%: {within('iops_err', 0.10, pure)}, p50 within 10%: "
+        f"{within('p50_err', 0.10, pure)}, p99 within 25%: {within('p99_err', 0.25, judged)}, mixed within 15%: "
+        f"IOPS {within('iops_err', 0.15, mixed)}, p50 {within('p50_err', 0.15, mixed)}"
+    )
+
+
+def _short(name: str) -> str:
+    """'job (path)' -> the file's last two path parts."""
+    if "(" in name:
+        path = name[name.index("(") + 1 : name.rindex(")")]
+        return "/".join(Path(path).parts[-2:])
+    return name
+
+
+def _progress(u, cost):
+    print(f"  units={u}: cost {cost:.4f}", file=sys.stderr, flush=True)
+
+
+def cmd_calibrate(args) -> int:
+    import yaml
+
+    from ..atomic import atomic_write
+    from .calibrate import BOUNDS, compare, fit
+    from .profile import load_traces, to_device
+
+    results = load_traces(args.traces, tuple(args.exclude))
+    fixed = dict(kv.split("=", 1) for kv in args.fix or [])
+    bad = [k for k in fixed if k not in BOUNDS]
+    if bad:
+        raise ValueError(f"--fix {', '.join(bad)}: not a model parameter (allowed: {', '.join(BOUNDS)})")
+    fixed = {k: float(v) for k, v in fixed.items()}
+    units = tuple(int(x) for x in args.units.split(",")) if args.units else None
+    print(f"fitting {len(results)} fio jobs ...", file=sys.stderr)
+    f = fit(results, fixed=fixed, progress=_progress, **({"units": units} if units else {}))
+    dev = to_device(f.model, f"lsmsim ssd calibrate from {len(results)} fio jobs", args.capacity, args.fio_traces)
+    atomic_write(Path(args.output), lambda p: Path(p).write_text(yaml.safe_dump(dev, sort_keys=False)))
+    print(f"profile written to {args.output}: {f.model.units} parallel units (cost by units: {f.units_costs})")
+    rows = [
+        {"parameter": k, "value": getattr(f.model, k), "lo": BOUNDS[k][0], "hi": BOUNDS[k][1], "status": status}
+        for k, status in [(k, f"fitted ({len(f.constrained_by[k])} traces)") for k in f.fitted]
+        + [(k, "default (no trace constrains it)") for k in f.defaults]
+        + [(k, "fixed (--fix)") for k in fixed]
+    ]
+    print(
+        table(
+            rows,
+            [
+                ("parameter", "parameter", "s"),
+                ("value", "value", ".4g"),
+                ("lo", "min", ".3g"),
+                ("hi", "max", ".3g"),
+                ("status", "", "s"),
+            ],
+        )
+    )
+    rows = compare(f.model, results)
+    print(comparison(rows))
+    print(summary(rows))
+    return 0
+
+
+def cmd_replay(args) -> int:
+    from .calibrate import compare
+    from .fio import load_result, parse_jobfile
+    from .profile import load_profile, load_traces, matching, ssd_presets
+    from .timing import Job, fio_job
+
+    if args.all:
+        root = Path(args.all)
+        if not root.is_dir():
+            raise ValueError(f"{root}: not a directory")
+        totals = []
+        for name, path in ssd_presets().items():
+            model, cfg = load_profile(path)
+            files = matching(root, cfg.fio_traces)
+            if not files:
+                continue
+            rows = compare(model, load_traces(files), n_ios=args.ios)
+            print(f"\n== {name} ({len(files)} files under {root}) ==")
+            print(comparison(rows))
+            print(summary(rows))
+            totals += rows
+        if not totals:
+            print(f"no trace under {root} matches a profile's fio_traces in lsmsim/presets/ssd/")
+            return 1
+        print(f"\n== all devices ==\n{summary(totals)}")
+        return 0
+    if not args.profile or not args.jobfile:
+        raise ValueError("replay: give PROFILE and JOBFILE (or --all DIR)")
+    model, _ = load_profile(args.profile)
+    jf = Path(args.jobfile)
+    if jf.suffix in (".json", ".txt") or jf.is_dir():  # fio results: compare them directly
+        rows = compare(model, load_traces([jf]), n_ios=args.ios)
+        print(comparison(rows))
+        print(summary(rows))
+        return 0
+    specs = parse_jobfile(jf)
+    measured = args.measured or [
+        p for p in (jf.parent / "traces" / f"{jf.stem}.json", jf.with_suffix(".json")) if p.is_file()
+    ]
+    if measured:
+        names = {s.name for s in specs}
+        results = [r for m in measured for r in load_result(m) if r.directions]
+        rows = compare(model, [r for r in results if r.name in names] or results, n_ios=args.ios)
+        print(f"{jf} on {args.profile}, against {', '.join(map(str, measured))}")
+        print(comparison(rows))
+        print(summary(rows))
+        return 0
+    print(f"{jf} on {args.profile} (no fio result to compare with; give --measured)")
+    rows = []
+    for s in specs:
+        job = Job(
+            float(s.block_size("read")),
+            float(s.block_size("write")),
+            s.read_fraction,
+            s.iodepth,
+            s.numjobs,
+            s.runtime or 30.0,
+            s.ramp_time,
+        )
+        p = fio_job(model, job, args.ios)
+        for d in p.iops:
+            rows.append(
+                {
+                    "job": s.name,
+                    "direction": d,
+                    "qd": s.iodepth * s.numjobs,
+                    "bw_mb": p.bandwidth[d] / 1e6,
+                    "iops": p.iops[d],
+                    "p50_us": p.get(d, "p50") * 1e6,
+                    "p99_us": p.get(d, "p99") * 1e6,
+                }
+            )
+    print(
+        table(
+            rows,
+            [
+                ("job", "job", "s"),
+                ("direction", "dir", "s"),
+                ("qd", "qd", "d"),
+                ("bw_mb", "MB/s", ".1f"),
+                ("iops", "IOPS", ",.0f"),
+                ("p50_us", "p50 us", ".1f"),
+                ("p99_us", "p99 us", ".1f"),
+            ],
+        )
+    )
+    return 0
+
+
+def add_parser(sub):
+    ssd = sub.add_parser(
+        "ssd",
+        help="SSD model: fit it to fio traces, replay fio jobs on it",
+        description="Calibrate the SSD timing model from fio results and replay fio jobs on it.",
+    )
+    ssd_sub = ssd.add_subparsers(dest="ssd_command", metavar="SUBCOMMAND")
+    c = ssd_sub.add_parser(
+        "calibrate",
+        help="fit the drive model to fio json/json+ results",
+        description="Fit the drive model (lsmsim/ssd/timing.py) to fio results (files, or directories "
+        "searched for *.json and *.txt) and write a device profile usable as `device:` in a config. "
+        "Parameters no trace constrains keep their defaults; a fit that puts a parameter at its "
+        "bound is refused.",
+    )
+    c.add_argument("traces", nargs="+", help="fio --output-format=json or json+ files, or directories of them")
+    c.add_argument("-o", "--output", required=True, help="profile YAML to write")
+    c.add_argument(
+        "--capacity",
+        type=U.parse_size,
+        default=U.parse_size("256GB"),
+        help="logical capacity to record (default 256GB)",
+    )
+    c.add_argument("--exclude", nargs="*", default=["layout"], help="job names to leave out (default: layout)")
+    c.add_argument("--fix", nargs="*", metavar="PARAM=VALUE", help="hold model parameters (SI units) at these values")
+    c.add_argument("--units", help="candidate numbers of parallel units, comma-separated (default: a search)")
+    c.add_argument(
+        "--fio-traces", nargs="*", default=[], help="trace globs to record in the profile (for replay --all)"
+    )
+    c.set_defaults(func=cmd_calibrate)
+    rp = ssd_sub.add_parser(
+        "replay",
+        help="run fio jobs on the model, compare with fio's results",
+        description="Predict fio jobs' bandwidth, IOPS and latency percentiles on a device profile and, "
+        "with fio results, print measured vs simulated with relative errors. JOBFILE is a fio job file "
+        "(results: --measured, or traces/<job>.json beside it) or fio result files / a directory. "
+        "--all DIR replays every trace under DIR on the lsmsim/presets/ssd/ profile whose fio_traces "
+        "match it, one table per device and a summary.",
+    )
+    rp.add_argument("profile", nargs="?", help="device profile YAML (from `lsmsim ssd calibrate` or a preset file)")
+    rp.add_argument("jobfile", nargs="?", help="fio job file, fio result file or directory of results")
+    rp.add_argument("--measured", nargs="*", help="fio json results of that job")
+    rp.add_argument("--all", metavar="DIR", help="replay every trace under DIR on the matching preset")
+    rp.add_argument("--ios", type=int, default=40000, help="requests simulated per job (default 40000)")
+    rp.set_defaults(func=cmd_replay)
+    ssd.set_defaults(func=lambda a: (ssd.print_help(), 2)[1])
+    return ssd

@@ -1,0 +1,469 @@
+"""A closed-loop discrete-event simulation of one fio job on the drive model of `timing.py`.
+
+fio keeps `iodepth` requests outstanding per job; each completion is reaped by the job's thread
+and a new request is submitted. The simulation follows every request through the stations of
+the model and records its latency (issue to reaped completion, so Little's law holds: the mean
+latency is outstanding / throughput, as fio's `lat` is).
+
+Stations, in the order a request meets them (parameters in `P_*` below):
+- host: one FCFS server per fio job, `host_per_io` seconds per request (submission + reaping).
+  It is the host's limit, kept apart from the drive's: one io_uring job saturates near
+  1 / host_per_io IOPS whatever the drive.
+- a fixed delay per direction (controller, PCIe round trip, interrupt), drawn from a lognormal
+  with mean `overhead` and shape `sigma` (the direction's queue-depth-1 spread).
+- reads: the request is cut into `page`-byte chunks; each goes to a parallel unit (a die) chosen
+  uniformly at random (a request's chunks on consecutive units), which serves reads before
+  programs, FCFS: one flash read `flash_time` plus the chunk's transfer over the unit's channel at
+  `stream_bandwidth`; with probability `slow_p` the read is retried, taking `slow_time` more (read
+  retries after ECC failures: Cai et al., "Error characterization, mitigation, and recovery in
+  flash-memory-based SSDs", Proc. IEEE 2017 §4; they make the tail, and a slow read delays every
+  request queued behind it on its unit, which is why the tail grows with queue depth). Two requests on the same
+  unit wait for each other: the collisions that make IOPS rise slowly with queue depth and the
+  tail grow with it (Agrawal et al., USENIX ATC'08 §3; Chen, Koufaty & Zhang, SIGMETRICS'09 §4).
+  When all chunks are read the data crosses the host link (FCFS, `read_link` B/s).
+- writes: the data crosses the link (FCFS, `write_link` B/s), the controller accepts the command
+  (FCFS, `1 / write_iops` s), and the write is acknowledged as soon as it is in the drive's
+  write-back buffer (DRAM or SLC cache, `buffer` bytes). The buffer drains in programs of
+  `program_bytes`, each occupying one idle unit for `program_time`; a write that finds the buffer
+  full waits for a program to finish (then writes are acknowledged at the flash program rate).
+  A read reaching a unit mid-program waits for the program to end, unless program suspension is
+  on: then it waits only `suspend_latency` and the program resumes after it (Wu & He, "Reducing
+  SSD read latency via NAND flash program and erase suspension", FAST'12 §3).
+
+All times are seconds and sizes bytes. The kernel is numba-compiled (`cache=True`); with a
+fixed seed it is deterministic.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# parameter vector layout
+(
+    P_UNITS,
+    P_HOST,
+    P_R_OVER,
+    P_R_SIGMA,
+    P_R_FLASH,
+    P_R_STREAM,
+    P_R_LINK,
+    P_PAGE,
+    P_W_OVER,
+    P_W_SIGMA,
+    P_W_LINK,
+    P_W_CMD,
+    P_PROG_TIME,
+    P_PROG_BYTES,
+    P_BUFFER,
+    P_SUSPEND,
+    P_SUSPEND_LAT,
+    P_BUFFER_FULL,
+    P_R_SLOW_P,
+    P_R_SLOW_T,
+) = range(20)
+N_PARAMS = 20
+
+# event kinds
+_DELAY, _UNIT, _RLINK, _WLINK, _CMD, _HOST = range(6)
+# unit modes
+_IDLE, _READ, _PROG, _READ_SUSPENDED = range(4)
+
+
+@njit(cache=True)
+def _push(ht, hk, ha, hb, n, t, k, a, b):
+    i = n
+    ht[i], hk[i], ha[i], hb[i] = t, k, a, b
+    while i > 0:
+        p = (i - 1) >> 1
+        if ht[p] <= ht[i]:
+            break
+        ht[p], ht[i] = ht[i], ht[p]
+        hk[p], hk[i] = hk[i], hk[p]
+        ha[p], ha[i] = ha[i], ha[p]
+        hb[p], hb[i] = hb[i], hb[p]
+        i = p
+    return n + 1
+
+
+@njit(cache=True)
+def _pop(ht, hk, ha, hb, n):
+    t, k, a, b = ht[0], hk[0], ha[0], hb[0]
+    n -= 1
+    ht[0], hk[0], ha[0], hb[0] = ht[n], hk[n], ha[n], hb[n]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and ht[c + 1] < ht[c]:
+            c += 1
+        if ht[i] <= ht[c]:
+            break
+        ht[c], ht[i] = ht[i], ht[c]
+        hk[c], hk[i] = hk[i], hk[c]
+        ha[c], ha[i] = ha[i], ha[c]
+        hb[c], hb[i] = hb[i], hb[c]
+        i = c
+    return t, k, a, b, n
+
+
+@njit(cache=True)
+def _lognormal(mean, sigma):
+    if sigma <= 0.0:
+        return mean
+    return mean * np.exp(sigma * np.random.standard_normal() - 0.5 * sigma * sigma)
+
+
+@njit(cache=True)
+def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, warmup, seed):  # noqa: C901
+    """Run until `warmup + n_ios` requests completed; returns (direction, latency) of the last
+    n_ios (direction 0 read, 1 write), the measured window in seconds and the bytes programmed
+    in it. One simulation of one fio job; see the module doc for the stations."""
+    np.random.seed(seed)
+    units = int(params[P_UNITS])
+    host = params[P_HOST]
+    page = params[P_PAGE]
+    prog_bytes = params[P_PROG_BYTES]
+    buffer = params[P_BUFFER]
+    suspend = params[P_SUSPEND] > 0.5
+    slots = iodepth * numjobs
+    max_chunks = int(np.ceil(size_r / page)) if read_fraction > 0 else 1
+    # requests
+    r_job = np.empty(slots, np.int64)
+    r_dir = np.zeros(slots, np.int64)
+    r_issue = np.zeros(slots)
+    r_left = np.zeros(slots, np.int64)
+    r_next = np.full(slots, -1, np.int64)  # FIFO links for host, link, command and buffer queues
+    for i in range(slots):
+        r_job[i] = i // iodepth
+    # chunk pool: per-unit read FIFOs as linked lists
+    pool = slots * max_chunks
+    c_req = np.zeros(pool, np.int64)
+    c_next = np.full(pool, -1, np.int64)
+    free = np.arange(pool - 1, -1, -1).astype(np.int64)
+    n_free = pool
+    u_head = np.full(units, -1, np.int64)
+    u_tail = np.full(units, -1, np.int64)
+    u_mode = np.zeros(units, np.int64)
+    u_chunk = np.full(units, -1, np.int64)
+    u_ver = np.zeros(units, np.int64)
+    u_prog_left = np.zeros(units)
+    u_prog_end = np.zeros(units)
+    u_prog_bytes = np.zeros(units)
+    rr = 0  # next unit a program is placed on (writes stripe over the units)
+    # FCFS servers with linked-list queues: read link, write link, command, per-job host, buffer
+    q_head = np.full(4 + numjobs, -1, np.int64)
+    q_tail = np.full(4 + numjobs, -1, np.int64)
+    busy = np.zeros(4 + numjobs, np.int64)  # 0 free, 1 busy
+    Q_RLINK, Q_WLINK, Q_CMD, Q_BUF, Q_HOST = 0, 1, 2, 3, 4
+    buf_used = params[P_BUFFER_FULL] * buffer  # bytes acknowledged, not yet programmed
+    pending = buf_used  # of which not yet in a program
+    # event heap
+    cap = slots * (max_chunks + 2) + units + numjobs + 16
+    ht = np.zeros(cap)
+    hk = np.zeros(cap, np.int64)
+    ha = np.zeros(cap, np.int64)
+    hb = np.zeros(cap, np.int64)
+    n = 0
+    out_dir = np.zeros(n_ios, np.int64)
+    out_lat = np.zeros(n_ios)
+    done = 0
+    t0 = 0.0
+    now = 0.0
+    programmed = 0.0
+    prog_at_t0 = 0.0
+
+    # every slot starts at its job's host server (a submission)
+    for i in range(slots):
+        j = Q_HOST + r_job[i]
+        if q_tail[j] < 0:
+            q_head[j] = i
+        else:
+            r_next[q_tail[j]] = i
+        q_tail[j] = i
+    for j in range(numjobs):
+        q = Q_HOST + j
+        i = q_head[q]
+        q_head[q] = r_next[i]
+        if q_head[q] < 0:
+            q_tail[q] = -1
+        r_next[i] = -1
+        busy[q] = 1
+        r_dir[i] = -1  # a first submission, not a completion
+        n = _push(ht, hk, ha, hb, n, host, _HOST, i, 0)
+
+    while done < n_ios:
+        now, kind, a, b, n = _pop(ht, hk, ha, hb, n)
+        start_server = -1  # a server (queue index) that became free
+        start_unit = -1
+        if kind == _HOST:
+            i = a
+            start_server = Q_HOST + r_job[i]
+            # record, then issue the slot's next request
+            if r_dir[i] >= 0:
+                if warmup > 0:
+                    warmup -= 1
+                    if warmup == 0:
+                        t0 = now
+                        prog_at_t0 = programmed
+                else:
+                    out_dir[done] = r_dir[i]
+                    out_lat[done] = now - r_issue[i]
+                    done += 1
+            r_issue[i] = now
+            if np.random.random() < read_fraction:
+                r_dir[i] = 0
+                n = _push(ht, hk, ha, hb, n, now + _lognormal(params[P_R_OVER], params[P_R_SIGMA]), _DELAY, i, 0)
+            else:
+                r_dir[i] = 1
+                n = _push(ht, hk, ha, hb, n, now + _lognormal(params[P_W_OVER], params[P_W_SIGMA]), _DELAY, i, 0)
+        elif kind == _DELAY:
+            i = a
+            if r_dir[i] == 0:  # reads: chunks striped over consecutive units from a random one
+                m = int(np.ceil(size_r / page))
+                r_left[i] = m
+                u0 = np.random.randint(units)
+                for _c in range(m):
+                    u = (u0 + _c) % units
+                    n_free -= 1
+                    c = free[n_free]
+                    c_req[c] = i
+                    c_next[c] = -1
+                    if u_tail[u] < 0:
+                        u_head[u] = c
+                    else:
+                        c_next[u_tail[u]] = c
+                    u_tail[u] = c
+                    if u_mode[u] == _IDLE:
+                        n = _unit_next(
+                            params,
+                            u,
+                            now,
+                            u_head,
+                            u_tail,
+                            u_mode,
+                            u_chunk,
+                            u_ver,
+                            c_next,
+                            ht,
+                            hk,
+                            ha,
+                            hb,
+                            n,
+                            size_r,
+                            page,
+                            0.0,
+                        )
+                    elif u_mode[u] == _PROG and suspend:
+                        u_prog_left[u] = max(0.0, u_prog_end[u] - now)
+                        u_ver[u] += 1  # the program's end event is void
+                        n = _unit_next(
+                            params,
+                            u,
+                            now,
+                            u_head,
+                            u_tail,
+                            u_mode,
+                            u_chunk,
+                            u_ver,
+                            c_next,
+                            ht,
+                            hk,
+                            ha,
+                            hb,
+                            n,
+                            size_r,
+                            page,
+                            params[P_SUSPEND_LAT],
+                        )
+                        u_mode[u] = _READ_SUSPENDED
+            else:
+                n = _enqueue(
+                    Q_WLINK, i, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, size_w / params[P_W_LINK], _WLINK
+                )
+        elif kind == _UNIT:
+            u = a
+            if b != u_ver[u]:
+                continue
+            if u_mode[u] == _PROG:
+                buf_used -= u_prog_bytes[u]
+                programmed += u_prog_bytes[u]
+                u_mode[u] = _IDLE
+                start_server = Q_BUF  # room in the buffer: admit waiting writes
+            else:  # a read chunk finished
+                c = u_chunk[u]
+                i = c_req[c]
+                free[n_free] = c
+                n_free += 1
+                was_suspended = u_mode[u] == _READ_SUSPENDED
+                u_mode[u] = _IDLE
+                r_left[i] -= 1
+                if r_left[i] == 0:
+                    n = _enqueue(
+                        Q_RLINK,
+                        i,
+                        q_head,
+                        q_tail,
+                        r_next,
+                        busy,
+                        ht,
+                        hk,
+                        ha,
+                        hb,
+                        n,
+                        now,
+                        size_r / params[P_R_LINK],
+                        _RLINK,
+                    )
+                if was_suspended:
+                    if u_head[u] >= 0:  # more reads while suspended
+                        n = _unit_next(
+                            params,
+                            u,
+                            now,
+                            u_head,
+                            u_tail,
+                            u_mode,
+                            u_chunk,
+                            u_ver,
+                            c_next,
+                            ht,
+                            hk,
+                            ha,
+                            hb,
+                            n,
+                            size_r,
+                            page,
+                            0.0,
+                        )
+                        u_mode[u] = _READ_SUSPENDED
+                    else:  # resume the program
+                        u_mode[u] = _PROG
+                        u_ver[u] += 1
+                        u_prog_end[u] = now + u_prog_left[u]
+                        n = _push(ht, hk, ha, hb, n, u_prog_end[u], _UNIT, u, u_ver[u])
+                    continue
+            start_unit = u
+        elif kind == _RLINK or kind == _WLINK or kind == _CMD:
+            q = Q_RLINK if kind == _RLINK else (Q_WLINK if kind == _WLINK else Q_CMD)
+            busy[q] = 0
+            start_server = q
+            i = a
+            if kind == _WLINK:
+                n = _enqueue(Q_CMD, i, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, params[P_W_CMD], _CMD)
+            elif kind == _CMD:  # into the buffer's FIFO
+                if q_tail[Q_BUF] < 0:
+                    q_head[Q_BUF] = i
+                else:
+                    r_next[q_tail[Q_BUF]] = i
+                q_tail[Q_BUF] = i
+                r_next[i] = -1
+                if start_server == Q_CMD:
+                    n = _serve_next(Q_CMD, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, params[P_W_CMD], _CMD)
+                start_server = Q_BUF
+            else:
+                n = _enqueue(Q_HOST + r_job[i], i, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, host, _HOST)
+        # servers that became free take their next request
+        if start_server >= 0:
+            q = start_server
+            if q == Q_RLINK:
+                n = _serve_next(
+                    q, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, size_r / params[P_R_LINK], _RLINK
+                )
+            elif q == Q_WLINK:
+                n = _serve_next(
+                    q, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, size_w / params[P_W_LINK], _WLINK
+                )
+            elif q >= Q_HOST:
+                busy[q] = 0
+                n = _serve_next(q, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, host, _HOST)
+            elif q == Q_BUF:
+                while q_head[Q_BUF] >= 0 and buf_used + size_w <= buffer + 1e-9:
+                    i = q_head[Q_BUF]
+                    q_head[Q_BUF] = r_next[i]
+                    if q_head[Q_BUF] < 0:
+                        q_tail[Q_BUF] = -1
+                    r_next[i] = -1
+                    buf_used += size_w
+                    pending += size_w
+                    n = _enqueue(
+                        Q_HOST + r_job[i], i, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, host, _HOST
+                    )
+                # programs start on idle units in turn; a full buffer also flushes a partial program
+                full = q_head[Q_BUF] >= 0
+                for _k in range(units):
+                    if pending < prog_bytes and not (full and pending > 0):
+                        break
+                    u = rr
+                    rr = (rr + 1) % units
+                    if u_mode[u] == _IDLE and u_head[u] < 0:
+                        take = min(pending, prog_bytes)
+                        pending -= take
+                        u_prog_bytes[u] = take
+                        u_mode[u] = _PROG
+                        u_ver[u] += 1
+                        u_prog_end[u] = now + params[P_PROG_TIME]
+                        n = _push(ht, hk, ha, hb, n, u_prog_end[u], _UNIT, u, u_ver[u])
+        if start_unit >= 0 and u_mode[start_unit] == _IDLE:
+            u = start_unit
+            if u_head[u] >= 0:
+                n = _unit_next(
+                    params, u, now, u_head, u_tail, u_mode, u_chunk, u_ver, c_next, ht, hk, ha, hb, n, size_r, page, 0.0
+                )
+            elif pending >= prog_bytes or (pending > 0 and q_head[Q_BUF] >= 0):
+                take = min(pending, prog_bytes)
+                pending -= take
+                u_prog_bytes[u] = take
+                u_mode[u] = _PROG
+                u_ver[u] += 1
+                u_prog_end[u] = now + params[P_PROG_TIME]
+                n = _push(ht, hk, ha, hb, n, u_prog_end[u], _UNIT, u, u_ver[u])
+    return out_dir, out_lat, now - t0, programmed - prog_at_t0
+
+
+@njit(cache=True)
+def _unit_next(params, u, now, u_head, u_tail, u_mode, u_chunk, u_ver, c_next, ht, hk, ha, hb, n, size_r, page, delay):
+    """Unit u (idle) starts the first read chunk of its FIFO after `delay` (a program's suspension)."""
+    c = u_head[u]
+    u_head[u] = c_next[c]
+    if u_head[u] < 0:
+        u_tail[u] = -1
+    u_mode[u] = _READ
+    u_chunk[u] = c
+    u_ver[u] += 1
+    chunk = min(page, size_r)
+    t = _lognormal(params[P_R_FLASH], params[P_R_SIGMA]) + chunk / params[P_R_STREAM]
+    if np.random.random() < params[P_R_SLOW_P]:  # a read retry (ECC failure, re-read at shifted voltages)
+        t += params[P_R_SLOW_T]
+    return _push(ht, hk, ha, hb, n, now + delay + t, _UNIT, u, u_ver[u])
+
+
+@njit(cache=True)
+def _enqueue(q, i, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, service, kind):
+    """Request i joins FCFS server q; starts at once if the server is free."""
+    if busy[q] == 0:
+        busy[q] = 1
+        return _push(ht, hk, ha, hb, n, now + service, kind, i, 0)
+    r_next[i] = -1
+    if q_tail[q] < 0:
+        q_head[q] = i
+    else:
+        r_next[q_tail[q]] = i
+    q_tail[q] = i
+    return n
+
+
+@njit(cache=True)
+def _serve_next(q, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, service, kind):
+    """Server q is free: start its next queued request, if any."""
+    busy[q] = 0
+    i = q_head[q]
+    if i < 0:
+        return n
+    q_head[q] = r_next[i]
+    if q_head[q] < 0:
+        q_tail[q] = -1
+    r_next[i] = -1
+    busy[q] = 1
+    return _push(ht, hk, ha, hb, n, now + service, kind, i, 0)

@@ -1,0 +1,98 @@
+"""Fit the drive presets of lsmsim/presets/ssd/ to the real-drive fio traces in ../shared/data/fio-real/
+(provenance in its PROVENANCE.md). Each preset records the globs of the traces it was fitted to and replays
+(`fio_traces`); the traces themselves stay outside the repository.
+
+    python scripts/fit_ssd_presets.py [NAME ...] [--root ../shared/data/fio-real]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from lsmsim.ssd import cli
+from lsmsim.units import parse_size
+
+AIALRA = "AIALRA-0__ECSE-4320-Advanced-Computer-Systems/Project3 SSD/results/"
+STONET = "stonet-research__icpe24_io_scheduler_study_artifact/results/fig-1-samsung-baseline/"
+ZNS = "nicktehrany__ZNS-Study/IO_Performance/data/"
+# name: (capacity, globs fitted to, globs replayed)
+DEVICES = {
+    "samsung-pm981-256gb": (
+        "256GB",
+        [AIALRA + "qd_sweep/*_1.json", AIALRA + "qd1_test/*_1.json", AIALRA + "rw_mix/mix_*_1.json"],
+        [
+            AIALRA + "qd_sweep/*.json",
+            AIALRA + "qd1_test/*.json",
+            AIALRA + "rw_mix/mix_*.json",
+            AIALRA + "sect6/r[rw]_*.json",
+        ],
+    ),
+    "samsung-980pro-1tb": (
+        "1TB",
+        [
+            STONET + "results_qd_iops_vary_bs/fio_output/bs_4k_*.txt",
+            STONET + "results_qd_iops_vary_bs/fio_output/bs_16k_*.txt",
+            STONET + "results_qd_iops_vary_bs/fio_output/bs_64k_*.txt",
+        ],
+        [STONET + "results_qd_iops_vary_bs/fio_output/*.txt", STONET + "results_qd_iops_inc_proc_4kb/fio_output/*.txt"],
+    ),
+    "sabrent-rocket4plus-2tb": (
+        "2TB",
+        ["SamYaple__fio-plot-results/benchmarks/512_sector/**/*.json"],
+        ["SamYaple__fio-plot-results/benchmarks/**/*.json"],
+    ),
+    "samsung-pm981a-512gb": (
+        "512GB",
+        [
+            "fiumad__Advanced-Computer-Systems/proj3/fio_results/*bs4k*.json",
+            "fiumad__Advanced-Computer-Systems/proj3/fio_results/*bs32k*.json",
+        ],
+        ["fiumad__Advanced-Computer-Systems/proj3/fio_results/*.json"],
+    ),
+    "samsung-evo-2tb": (
+        "2TB",
+        [ZNS + "throughput/nvme0n1p1-*/*_queue-depth-[1248].json"],
+        [ZNS + "throughput/nvme0n1p1-*/*.json"],
+    ),
+    "intel-optane-ssd": (
+        "375GB",
+        [ZNS + "throughput/nvme1n1p2-*/*_queue-depth-[1248].json"],
+        [ZNS + "throughput/nvme1n1p2-*/*.json"],
+    ),
+    "wd-zns-conventional": (
+        "4GiB",
+        [ZNS + "throughput/nvme2n1-*/*_queue-depth-[1248].json", ZNS + "scaled_bandwidth/nvme2n1-*/*.json"],
+        [ZNS + "throughput/nvme2n1-*/*.json", ZNS + "scaled_bandwidth/nvme2n1-*/*.json"],
+    ),
+}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("names", nargs="*", default=list(DEVICES))
+    ap.add_argument("--root", default=str(Path(__file__).resolve().parents[2] / "shared/data/fio-real"))
+    args = ap.parse_args()
+    root = Path(args.root)
+    out = Path(__file__).resolve().parents[1] / "lsmsim/presets/ssd"
+    out.mkdir(exist_ok=True)
+    for name in args.names:
+        capacity, fit_globs, replay_globs = DEVICES[name]
+        files = sorted({str(f) for g in fit_globs for f in root.glob(g)})
+        print(f"== {name}: fitting {len(files)} files", flush=True)
+        ns = argparse.Namespace(
+            traces=files,
+            output=str(out / f"{name}.yaml"),
+            capacity=parse_size(capacity),
+            exclude=["layout"],
+            fix=None,
+            units=None,
+            fio_traces=replay_globs,
+        )
+        cli.cmd_calibrate(ns)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
