@@ -95,21 +95,6 @@ def _cmd_run(args) -> int:
     return 0
 
 
-def _table(rows: list[dict], cols: list[tuple[str, str, str]]) -> str:
-    """Rows as an aligned text table; cols are (key, header, format)."""
-    head = [h for _, h, _ in cols]
-    body = [
-        [
-            ("-" if r.get(k) is None or (isinstance(r.get(k), float) and math.isnan(r[k])) else format(r[k], f))
-            for k, _, f in cols
-        ]
-        for r in rows
-    ]
-    widths = [max(len(x) for x in col) for col in zip(head, *body)]
-    line = lambda cells: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))  # noqa: E731
-    return "\n".join([line(head)] + [line(b) for b in body])
-
-
 def _cmd_sweep(args) -> int:
     from .sweeps import load_sweep, run_sweep
     from .sweeps.runner import default_out
