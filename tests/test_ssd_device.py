@@ -111,3 +111,28 @@ def test_local_fio_sync_bandwidth_is_within_what_fsync_alone_allows():
     assert fsync_alone == pytest.approx(615 * 2**20, rel=0.01)  # the figure the preset cites
     cfg = load_config({"device": {"preset": "local-fio"}, "workload": {"preset": "fillrandom"}})
     assert 0.2 * fsync_alone < cfg.device.sync_bandwidth < fsync_alone
+
+
+def test_compaction_writes_raise_get_latency_on_a_calibrated_drive(small):
+    """Issue 14 (4): flushes and compactions program the same units gets read from (the kernel's
+    read latency is Cobham's priority wait over the drive model), so gets slow down while the
+    tree is written, and program suspension takes most of that back."""
+    from lsmsim import run
+
+    def get_latency(mix, suspend):
+        cfg = small(
+            phases=[{"operations": 60_000, "mix": {"insert": 1.0}}, {"operations": 40_000, "mix": mix}],
+            device={
+                "model": "ssd",
+                "preset": "samsung-pm981-256gb",
+                "program_suspend": suspend,
+                "ftl": {"enabled": False},
+            },
+        )
+        return run(cfg).summary["latency_get_mean_s"]
+
+    reads_only = get_latency({"get": 1.0}, False)
+    with_writes = get_latency({"get": 0.5, "insert": 0.5}, False)
+    suspended = get_latency({"get": 0.5, "insert": 0.5}, True)
+    assert with_writes > reads_only * 1.02
+    assert reads_only < suspended < with_writes

@@ -400,11 +400,9 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                     if u_mode[u] == _IDLE and u_head[u] < 0:
                         take = min(pending, prog_bytes)
                         pending -= take
-                        u_prog_bytes[u] = take
-                        u_mode[u] = _PROG
-                        u_ver[u] += 1
-                        u_prog_end[u] = now + params[P_PROG_TIME]
-                        n = _push(ht, hk, ha, hb, n, u_prog_end[u], _UNIT, u, u_ver[u])
+                        n = _start_program(
+                            u, take, now, params, u_mode, u_ver, u_prog_end, u_prog_bytes, ht, hk, ha, hb, n
+                        )
         if start_unit >= 0 and u_mode[start_unit] == _IDLE:
             u = start_unit
             if u_head[u] >= 0:
@@ -414,12 +412,18 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
             elif pending >= prog_bytes or (pending > 0 and q_head[Q_BUF] >= 0):
                 take = min(pending, prog_bytes)
                 pending -= take
-                u_prog_bytes[u] = take
-                u_mode[u] = _PROG
-                u_ver[u] += 1
-                u_prog_end[u] = now + params[P_PROG_TIME]
-                n = _push(ht, hk, ha, hb, n, u_prog_end[u], _UNIT, u, u_ver[u])
+                n = _start_program(u, take, now, params, u_mode, u_ver, u_prog_end, u_prog_bytes, ht, hk, ha, hb, n)
     return out_dir, out_lat, now - t0, programmed - prog_at_t0
+
+
+@njit(cache=True)
+def _start_program(u, nbytes, now, params, u_mode, u_ver, u_prog_end, u_prog_bytes, ht, hk, ha, hb, n):
+    """Idle unit u programs `nbytes` from the buffer for `program_time`."""
+    u_prog_bytes[u] = nbytes
+    u_mode[u] = _PROG
+    u_ver[u] += 1
+    u_prog_end[u] = now + params[P_PROG_TIME]
+    return _push(ht, hk, ha, hb, n, u_prog_end[u], _UNIT, u, u_ver[u])
 
 
 @njit(cache=True)

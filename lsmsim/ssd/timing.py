@@ -24,7 +24,7 @@ and write load, `_priority_wait`: the open-loop form of the same units).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -109,9 +109,6 @@ class DriveModel:
         p[ds.P_R_SLOW_T] = self.read_retry_time
         return p
 
-    def with_values(self, **kw) -> DriveModel:
-        return replace(self, **kw)
-
     # ------------------------------------------------------------------ for the kernel
     def seconds(self, read_bytes: float, write_bytes: float, random_reads: float) -> float:
         """Device-busy seconds: sequential reads at the array's streaming rate, writes at the flash
@@ -150,8 +147,6 @@ class DriveModel:
         else:
             resid_p = lam_p * self.program_time**2 / 2.0
         resid = lam_r * m2_r / 2.0 + resid_p
-        if rho_r + rho_p >= 0.999:  # the units are saturated: reads still go first
-            rho_p = 0.999 - rho_r
         return resid / (1.0 - rho_r)
 
     def gc_copy_seconds(self, page_bytes: float) -> float:
@@ -262,6 +257,3 @@ def fio_job(model: DriveModel, job: Job, n_ios: int = 40000, seed: int = 1) -> J
         res.percentiles[name] = _weighted_percentiles(vals, wts, PCTS)
     return res
 
-
-def field_names() -> list[str]:
-    return [f.name for f in fields(DriveModel)]
