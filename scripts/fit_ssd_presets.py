@@ -3,6 +3,10 @@
 (`fio_traces`); the traces themselves stay outside the repository.
 
     python scripts/fit_ssd_presets.py [NAME ...] [--root ../shared/data/fio-real]
+    python scripts/fit_ssd_presets.py NAME --holdout      # fit on QD 1, 4, 16, 64; judge the rest
+
+--holdout writes no preset: it fits on the device's traces at queue depths 1, 4, 16 and 64 and
+prints measured vs model on every other trace of the device (does the model interpolate?).
 """
 
 from __future__ import annotations
@@ -69,10 +73,34 @@ DEVICES = {
 }
 
 
+HALF = (1, 4, 16, 64)
+
+
+def holdout(fit_files: list[str], all_files: list[str]) -> None:
+    from lsmsim.ssd.calibrate import compare, fit
+    from lsmsim.ssd.profile import load_traces
+
+    results = load_traces(all_files)
+    chosen = set(fit_files)
+    train = [r for r in results if r.source in chosen and r.spec.iodepth * r.spec.numjobs in HALF]
+    test = [r for r in results if not (r.source in chosen and r.spec.iodepth * r.spec.numjobs in HALF)]
+    print(f"fitting {len(train)} jobs at queue depths {HALF}; judging {len(test)} others", flush=True)
+    f = fit(train, progress=cli._progress)
+    print("fitted on:")
+    rows = compare(f.model, train)
+    print(cli.comparison(rows))
+    print(cli.summary(rows))
+    print("held out:")
+    rows = compare(f.model, test)
+    print(cli.comparison(rows))
+    print(cli.summary(rows))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*", default=list(DEVICES))
     ap.add_argument("--root", default=str(Path(__file__).resolve().parents[2] / "shared/data/fio-real"))
+    ap.add_argument("--holdout", action="store_true", help="fit on QD 1, 4, 16, 64 and judge the other traces")
     args = ap.parse_args()
     root = Path(args.root)
     out = Path(__file__).resolve().parents[1] / "lsmsim/presets/ssd"
@@ -80,6 +108,9 @@ def main() -> int:
     for name in args.names:
         capacity, fit_globs, replay_globs = DEVICES[name]
         files = sorted({str(f) for g in fit_globs for f in root.glob(g)})
+        if args.holdout:
+            holdout(files, sorted({str(f) for g in replay_globs for f in root.glob(g)}))
+            continue
         print(f"== {name}: fitting {len(files)} files", flush=True)
         ns = argparse.Namespace(
             traces=files,

@@ -130,6 +130,9 @@ class SSDOptions(DeviceOptions):
         return self
 
 
+MIN_OVERHEAD = 0.5e-6  # s: the least a request spends in the controller and on PCIe
+
+
 def drive_model(cfg: SSDOptions) -> DriveModel:
     """The timing model's parameters from a `device:` section (see DirectionOptions)."""
     n = cfg.channels * cfg.dies_per_channel
@@ -137,22 +140,30 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
     page = float(cfg.flash_page)
     chunk = min(KIB4, page)
     retry = cfg.read_retry_fraction * cfg.read_retry_time
-    r_flash = r.flash_time if r.flash_time is not None else max(1e-6, n / r.iops - chunk / r.stream_bandwidth - retry)
-    r_over = r.latency - cfg.host_per_io - r_flash - retry - chunk / r.stream_bandwidth - KIB4 / r.bandwidth
+    transfer = chunk / r.stream_bandwidth
+    if r.flash_time is not None:
+        r_flash = r.flash_time
+    else:
+        # iops = units / service. A datasheet's latency and IOPS also bound the units by Little's
+        # law: no more than iops x (the latency's room for one service) can be busy at once.
+        room = r.latency - cfg.host_per_io - MIN_OVERHEAD - KIB4 / r.bandwidth
+        n = max(1, min(n, math.floor(r.iops * room)))
+        r_flash = max(0.1e-6, n / r.iops - transfer - retry)
+    r_over = r.latency - cfg.host_per_io - r_flash - retry - transfer - KIB4 / r.bandwidth
     w_iops = w.iops if w.iops is not None else 1e7
     w_over = w.latency - cfg.host_per_io - KIB4 / w.stream_bandwidth - 1.0 / w_iops
     return DriveModel(
         units=n,
         host_per_io=cfg.host_per_io,
         page=page,
-        read_overhead=max(0.5e-6, r_over),
+        read_overhead=max(MIN_OVERHEAD, r_over),
         read_sigma=r.sigma,
         read_flash_time=r_flash,
         read_stream_bandwidth=r.stream_bandwidth,
         read_bandwidth=r.bandwidth,
         read_retry_fraction=cfg.read_retry_fraction,
         read_retry_time=cfg.read_retry_time,
-        write_overhead=max(0.5e-6, w_over),
+        write_overhead=max(MIN_OVERHEAD, w_over),
         write_sigma=w.sigma,
         write_stream_bandwidth=w.stream_bandwidth,
         write_iops=w_iops,

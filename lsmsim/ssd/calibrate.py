@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.optimize import least_squares
+from scipy.optimize import least_squares, minimize
 
 from .fio import FioJobResult
 from .timing import KIB4, DriveModel, Job, JobResult, fio_job
@@ -32,6 +32,7 @@ BOUNDS: dict[str, tuple[float, float, float, str]] = {
     "read_sigma": (0.005, 1.5, 0.1, "lognormal shape of the read's fixed parts"),
     "read_flash_time": (3e-6, 400e-6, 50e-6, "flash array read (tR): Optane ~3us, TLC 40-100us"),
     "read_stream_bandwidth": (50e6, 4e9, 400e6, "one unit's channel transfer"),
+    "page": (4096, 262144, 16384, "bytes one unit reads per flash read (page x planes)"),
     "read_bandwidth": (100e6, 7.88e9, 3.2e9, "host link, reads (PCIe 4.0 x4 at most)"),
     "read_retry_fraction": (1e-5, 0.3, 0.002, "reads retried (ECC failure)"),
     "read_retry_time": (5e-6, 5e-3, 300e-6, "extra time of a retried read"),
@@ -176,6 +177,7 @@ def fit(
     units: tuple[int, ...] = UNITS,
     n_ios: int = FIT_IOS,
     progress=None,
+    polish_evals: int = 40,
 ) -> Fit:
     """Fit a drive model to fio results (any subset: read-only sets keep the write defaults).
     `progress(units, cost)` is called after each candidate number of units."""
@@ -208,7 +210,7 @@ def fit(
             x0,
             bounds=(lo, hi),
             method="trf",
-            diff_step=0.3,  # large steps: the figures are simulated, finer differences see only noise
+            diff_step=0.3,  # trust-region steps stall on the simulation's residual jumps; Powell polishes below
             max_nfev=30 * max(1, len(free)),
         )
         costs[u] = float(sol.cost)
@@ -224,6 +226,18 @@ def fit(
         for u in sorted({max(1, round(b * 0.75)), round(b * 1.25), max(1, round(b * 0.6)), round(b * 1.5)}):
             attempt(u)
     sol, u = best
+    # polish the best candidate without derivatives: Powell's line searches tolerate the small
+    # jumps of simulated figures (event reorderings) that make finite-difference steps fail
+    polish = minimize(
+        lambda x: 0.5 * float(np.sum(_residuals(model_of(x, u), obs, n_ios) ** 2)),
+        sol.x,
+        method="Powell",
+        bounds=list(zip(lo, hi)),
+        options={"maxfev": polish_evals * max(1, len(free)), "xtol": 1e-3, "ftol": 1e-4},
+    )
+    if polish.fun < sol.cost:
+        sol.x, sol.cost = polish.x, float(polish.fun)
+        costs[u] = sol.cost
     model = model_of(sol.x, u)
     at_bound = [k for k, v, a, b in zip(free, sol.x, lo, hi) if v - a < 0.01 or b - v < 0.01]
     if at_bound:

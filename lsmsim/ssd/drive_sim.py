@@ -109,10 +109,30 @@ def _pop(ht, hk, ha, hb, n):
 
 
 @njit(cache=True)
-def _lognormal(mean, sigma):
+def _uniform(seed, key):
+    """A uniform in [0, 1) for (seed, key): splitmix64 (Steele, Lea & Flood, "Fast splittable
+    pseudorandom number generators", OOPSLA'14). Draws keyed by request number, not by event
+    order, are common random numbers: a small change of a parameter reorders events but hands
+    every request the same draws, so fitted figures move smoothly with the parameters."""
+    x = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(key)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    x = x ^ (x >> np.uint64(31))
+    return float(x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def _lognormal(mean, sigma, seed, key):
+    """Lognormal with this mean and shape (Box-Muller on two keyed uniforms)."""
     if sigma <= 0.0:
         return mean
-    return mean * np.exp(sigma * np.random.standard_normal() - 0.5 * sigma * sigma)
+    u1 = max(_uniform(seed, key), 1e-300)
+    z = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * _uniform(seed, key + 1))
+    return mean * np.exp(sigma * z - 0.5 * sigma * sigma)
+
+
+# per request number k, draws use keys k * _KEYS + stream; a read's chunk c uses streams 8 + 4c..
+_KEYS = 1 << 20
 
 
 @njit(cache=True)
@@ -120,7 +140,6 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
     """Run until `warmup + n_ios` requests completed; returns (direction, latency) of the last
     n_ios (direction 0 read, 1 write), the measured window in seconds and the bytes programmed
     in it. One simulation of one fio job; see the module doc for the stations."""
-    np.random.seed(seed)
     units = int(params[P_UNITS])
     host = params[P_HOST]
     page = params[P_PAGE]
@@ -135,11 +154,15 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
     r_issue = np.zeros(slots)
     r_left = np.zeros(slots, np.int64)
     r_next = np.full(slots, -1, np.int64)  # FIFO links for host, link, command and buffer queues
+    r_key = np.zeros(slots, np.int64)  # the request's key for its random draws
+    issued = 0
+    chunk_bytes = min(page, size_r)
     for i in range(slots):
         r_job[i] = i // iodepth
     # chunk pool: per-unit read FIFOs as linked lists
     pool = slots * max_chunks
     c_req = np.zeros(pool, np.int64)
+    c_svc = np.zeros(pool)  # the chunk's service time at its unit
     c_next = np.full(pool, -1, np.int64)
     free = np.arange(pool - 1, -1, -1).astype(np.int64)
     n_free = pool
@@ -212,23 +235,33 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                     out_lat[done] = now - r_issue[i]
                     done += 1
             r_issue[i] = now
-            if np.random.random() < read_fraction:
+            issued += 1
+            key = issued * _KEYS
+            r_key[i] = key
+            if _uniform(seed, key) < read_fraction:
                 r_dir[i] = 0
-                n = _push(ht, hk, ha, hb, n, now + _lognormal(params[P_R_OVER], params[P_R_SIGMA]), _DELAY, i, 0)
+                d = _lognormal(params[P_R_OVER], params[P_R_SIGMA], seed, key + 2)
             else:
                 r_dir[i] = 1
-                n = _push(ht, hk, ha, hb, n, now + _lognormal(params[P_W_OVER], params[P_W_SIGMA]), _DELAY, i, 0)
+                d = _lognormal(params[P_W_OVER], params[P_W_SIGMA], seed, key + 2)
+            n = _push(ht, hk, ha, hb, n, now + d, _DELAY, i, 0)
         elif kind == _DELAY:
             i = a
             if r_dir[i] == 0:  # reads: chunks striped over consecutive units from a random one
                 m = int(np.ceil(size_r / page))
                 r_left[i] = m
-                u0 = np.random.randint(units)
+                u0 = int(_uniform(seed, r_key[i] + 1) * units)
                 for _c in range(m):
                     u = (u0 + _c) % units
                     n_free -= 1
                     c = free[n_free]
                     c_req[c] = i
+                    # the chunk's flash time, drawn now: one flash read, maybe a retry, the transfer
+                    ck = r_key[i] + 8 + 4 * _c
+                    t = _lognormal(params[P_R_FLASH], params[P_R_SIGMA], seed, ck) + chunk_bytes / params[P_R_STREAM]
+                    if _uniform(seed, ck + 2) < params[P_R_SLOW_P]:  # a read retry (ECC failure)
+                        t += params[P_R_SLOW_T]
+                    c_svc[c] = t
                     c_next[c] = -1
                     if u_tail[u] < 0:
                         u_head[u] = c
@@ -237,29 +270,12 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                     u_tail[u] = c
                     if u_mode[u] == _IDLE:
                         n = _unit_next(
-                            params,
-                            u,
-                            now,
-                            u_head,
-                            u_tail,
-                            u_mode,
-                            u_chunk,
-                            u_ver,
-                            c_next,
-                            ht,
-                            hk,
-                            ha,
-                            hb,
-                            n,
-                            size_r,
-                            page,
-                            0.0,
+                            u, now, u_head, u_tail, u_mode, u_chunk, u_ver, c_next, c_svc, ht, hk, ha, hb, n, 0.0
                         )
                     elif u_mode[u] == _PROG and suspend:
                         u_prog_left[u] = max(0.0, u_prog_end[u] - now)
                         u_ver[u] += 1  # the program's end event is void
                         n = _unit_next(
-                            params,
                             u,
                             now,
                             u_head,
@@ -268,13 +284,12 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                             u_chunk,
                             u_ver,
                             c_next,
+                            c_svc,
                             ht,
                             hk,
                             ha,
                             hb,
                             n,
-                            size_r,
-                            page,
                             params[P_SUSPEND_LAT],
                         )
                         u_mode[u] = _READ_SUSPENDED
@@ -319,23 +334,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                 if was_suspended:
                     if u_head[u] >= 0:  # more reads while suspended
                         n = _unit_next(
-                            params,
-                            u,
-                            now,
-                            u_head,
-                            u_tail,
-                            u_mode,
-                            u_chunk,
-                            u_ver,
-                            c_next,
-                            ht,
-                            hk,
-                            ha,
-                            hb,
-                            n,
-                            size_r,
-                            page,
-                            0.0,
+                            u, now, u_head, u_tail, u_mode, u_chunk, u_ver, c_next, c_svc, ht, hk, ha, hb, n, 0.0
                         )
                         u_mode[u] = _READ_SUSPENDED
                     else:  # resume the program
@@ -406,9 +405,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
         if start_unit >= 0 and u_mode[start_unit] == _IDLE:
             u = start_unit
             if u_head[u] >= 0:
-                n = _unit_next(
-                    params, u, now, u_head, u_tail, u_mode, u_chunk, u_ver, c_next, ht, hk, ha, hb, n, size_r, page, 0.0
-                )
+                n = _unit_next(u, now, u_head, u_tail, u_mode, u_chunk, u_ver, c_next, c_svc, ht, hk, ha, hb, n, 0.0)
             elif pending >= prog_bytes or (pending > 0 and q_head[Q_BUF] >= 0):
                 take = min(pending, prog_bytes)
                 pending -= take
@@ -427,7 +424,7 @@ def _start_program(u, nbytes, now, params, u_mode, u_ver, u_prog_end, u_prog_byt
 
 
 @njit(cache=True)
-def _unit_next(params, u, now, u_head, u_tail, u_mode, u_chunk, u_ver, c_next, ht, hk, ha, hb, n, size_r, page, delay):
+def _unit_next(u, now, u_head, u_tail, u_mode, u_chunk, u_ver, c_next, c_svc, ht, hk, ha, hb, n, delay):
     """Unit u (idle) starts the first read chunk of its FIFO after `delay` (a program's suspension)."""
     c = u_head[u]
     u_head[u] = c_next[c]
@@ -436,11 +433,7 @@ def _unit_next(params, u, now, u_head, u_tail, u_mode, u_chunk, u_ver, c_next, h
     u_mode[u] = _READ
     u_chunk[u] = c
     u_ver[u] += 1
-    chunk = min(page, size_r)
-    t = _lognormal(params[P_R_FLASH], params[P_R_SIGMA]) + chunk / params[P_R_STREAM]
-    if np.random.random() < params[P_R_SLOW_P]:  # a read retry (ECC failure, re-read at shifted voltages)
-        t += params[P_R_SLOW_T]
-    return _push(ht, hk, ha, hb, n, now + delay + t, _UNIT, u, u_ver[u])
+    return _push(ht, hk, ha, hb, n, now + delay + c_svc[c], _UNIT, u, u_ver[u])
 
 
 @njit(cache=True)

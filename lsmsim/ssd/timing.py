@@ -256,4 +256,3 @@ def fio_job(model: DriveModel, job: Job, n_ios: int = 40000, seed: int = 1) -> J
         res.mean[name] = sum(wt * float(x.mean()) for x, wt in zip(vals, wts)) / iops
         res.percentiles[name] = _weighted_percentiles(vals, wts, PCTS)
     return res
-
