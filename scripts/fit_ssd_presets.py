@@ -76,6 +76,18 @@ DEVICES = {
 HALF = (1, 4, 16, 64)
 
 
+def header(path: Path, name: str, n_files: int) -> None:
+    """Say where the preset's numbers come from, at the top of the file."""
+    text = path.read_text()
+    if not text.startswith("#"):
+        path.write_text(
+            f"# {name}: fitted by scripts/fit_ssd_presets.py to {n_files} fio result files under\n"
+            "# ../shared/data/fio-real/ (devices and recording conditions in its PROVENANCE.md). `fio_traces`\n"
+            "# lists what it replays: `lsmsim ssd replay --all ../shared/data/fio-real` prints measured vs model.\n"
+            + text
+        )
+
+
 def holdout(fit_files: list[str], all_files: list[str]) -> None:
     from lsmsim.ssd.calibrate import compare, fit
     from lsmsim.ssd.profile import load_traces
@@ -122,6 +134,7 @@ def main() -> int:
             fio_traces=replay_globs,
         )
         cli.cmd_calibrate(ns)
+        header(out / f"{name}.yaml", name, len(files))
     return 0
 
 

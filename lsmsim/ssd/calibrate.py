@@ -1,17 +1,19 @@
 """Fit the drive model (`timing.DriveModel`) to fio results, and compare it with them.
 
 Every fio job and direction becomes an `Observation` (IOPS, median and 99th percentile of the
-total latency, clat percentiles + mean slat as fio's `lat`). The fit minimises, by bounded least
-squares (scipy.optimize, trust-region reflective), the log ratios model / measured of IOPS, p50
-and p99 over all observations, each simulated by `timing.fio_job` with common random numbers
-(a fixed seed), so the objective is smooth enough for finite differences.
+total latency, clat percentiles + mean slat as fio's `lat`). The fit minimises the log ratios
+model / measured of IOPS, p50 and p99 over all observations, each simulated by `timing.fio_job`
+with common random numbers (draws keyed by request number, `drive_sim._uniform`): bounded least
+squares (scipy.optimize, trust-region reflective, with wide finite differences) per candidate
+number of units, then Powell's derivative-free search polishes the best candidate, since event
+reorderings still make the simulated figures jump a little when a parameter moves.
 
 Only parameters some trace constrains are fitted: a parameter is constrained by a trace when
 doubling it moves the trace's IOPS, p50 or p99 by more than `SENSITIVE` at the starting point;
 the others keep their documented defaults (`BOUNDS`) and the report says so. A fitted value
 at a bound means the model could not explain the traces with a physical value: `fit` raises
 `BoundHit` naming the parameter rather than write such a profile. The number of parallel units
-is an integer: it is searched over `UNITS`, each candidate fitted, the best kept.
+is an integer: it is searched over `UNITS` and the best candidate's neighbours, the best kept.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ BOUNDS: dict[str, tuple[float, float, float, str]] = {
     "write_bandwidth": (10e6, 7.88e9, 1e9, "flash program rate over all units"),
     "write_buffer": (1e6, 2e12, 64e6, "write-back buffer (DRAM or SLC cache)"),
 }
-UNITS = (4, 8, 16, 32, 64, 128)  # coarse grid; the best one's neighbours are tried too (`_unit_grid`)
+UNITS = (4, 8, 16, 32, 64, 128)  # coarse grid; the best one's neighbours are tried too
 SENSITIVE = 0.03  # relative change of a prediction that counts as "constrained"
 P99_WEIGHT = 0.5  # p99 is noisier in fio and in the simulation than IOPS and p50
 FIT_IOS = 6000  # requests simulated per observation while fitting (more when comparing)
