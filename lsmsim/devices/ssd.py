@@ -117,6 +117,11 @@ class SSDOptions(DeviceOptions):
     read_retry_time: Duration = Field(units.parse_duration("300us"), ge=0, description="Extra time of a retried read.")
     program_suspend: bool = Field(False, description="Reads suspend a program in progress (Wu & He, FAST'12).")
     suspend_latency: Duration = Field(units.parse_duration("20us"), gt=0)
+    command_slots: int = Field(
+        1024,
+        ge=1,
+        description="Commands the drive serves at once; more wait to be submitted (Linux's default nvme queue depth).",
+    )
     fio_traces: list[str] = Field(
         [], description="Globs (under the fio-real folder) of the traces this profile was fitted to and replays."
     )
@@ -172,6 +177,7 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
         write_buffer=float(cfg.write_buffer),
         program_suspend=cfg.program_suspend,
         suspend_latency=cfg.suspend_latency,
+        command_slots=cfg.command_slots,
     )
 
 

@@ -30,9 +30,9 @@ from .timing import KIB4, DriveModel, Job, JobResult, fio_job
 # parameter: (lower, upper, default, why the bounds). Bandwidths stop at PCIe 4.0 x4 (7.88 GB/s).
 BOUNDS: dict[str, tuple[float, float, float, str]] = {
     "host_per_io": (0.3e-6, 40e-6, 2e-6, "CPU per request of one submitting thread"),
-    "read_overhead": (1e-6, 300e-6, 15e-6, "controller + PCIe + interrupt per read"),
+    "read_overhead": (0.5e-6, 300e-6, 15e-6, "controller + PCIe + interrupt per read"),
     "read_sigma": (0.005, 1.5, 0.1, "lognormal shape of the read's fixed parts"),
-    "read_flash_time": (3e-6, 400e-6, 50e-6, "flash array read (tR): Optane ~3us, TLC 40-100us"),
+    "read_flash_time": (0.5e-6, 400e-6, 50e-6, "media read: 3D XPoint under 1-3us, TLC tR 40-100us"),
     "read_stream_bandwidth": (50e6, 4e9, 400e6, "one unit's channel transfer"),
     "page": (4096, 262144, 16384, "bytes one unit reads per flash read (page x planes)"),
     "read_bandwidth": (100e6, 7.88e9, 3.2e9, "host link, reads (PCIe 4.0 x4 at most)"),
@@ -45,6 +45,7 @@ BOUNDS: dict[str, tuple[float, float, float, str]] = {
     "program_time": (20e-6, 8e-3, 1e-3, "one flash program (tPROG): SLC ~0.2ms, TLC 0.5-3ms"),
     "write_bandwidth": (10e6, 7.88e9, 1e9, "flash program rate over all units"),
     "write_buffer": (1e6, 2e12, 64e6, "write-back buffer (DRAM or SLC cache)"),
+    "command_slots": (4, 65536, 1024, "commands the drive accepts at once (blk-mq tags, controller limit)"),
 }
 UNITS = (4, 8, 16, 32, 64, 128)  # coarse grid; the best one's neighbours are tried too
 SENSITIVE = 0.03  # relative change of a prediction that counts as "constrained"
@@ -150,15 +151,18 @@ def _clip(name: str, v: float) -> float:
 
 
 def sensitivity(model: DriveModel, obs: list[Observation], n_ios: int = FIT_IOS) -> dict[str, list[int]]:
-    """Parameter -> indices of the observations it moves by more than SENSITIVE when doubled."""
+    """Parameter -> indices of the observations it moves by more than SENSITIVE when doubled or
+    halved (a limit such as the command slots only shows when it is lowered)."""
     base = _residuals(model, obs, n_ios).reshape(len(obs), 3)
+    w = np.array([1.0, 1.0, P99_WEIGHT])
     out = {}
     for name in BOUNDS:
         v = getattr(model, name)
-        alt = replace(model, **{name: v * 2 if v * 2 <= BOUNDS[name][1] else v / 2})
-        r = _residuals(alt, obs, n_ios).reshape(len(obs), 3)
-        w = np.array([1.0, 1.0, P99_WEIGHT])
-        moved = np.abs(r - base) / w > math.log1p(SENSITIVE)
+        moved = np.zeros((len(obs), 3), bool)
+        for alt_v in (v * 2, v / 2):
+            if BOUNDS[name][0] <= alt_v <= BOUNDS[name][1]:
+                r = _residuals(replace(model, **{name: alt_v}), obs, n_ios).reshape(len(obs), 3)
+                moved |= np.abs(r - base) / w > math.log1p(SENSITIVE)
         out[name] = [i for i in range(len(obs)) if moved[i].any()]
     return out
 

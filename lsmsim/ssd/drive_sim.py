@@ -9,6 +9,9 @@ Stations, in the order a request meets them (parameters in `P_*` below):
 - host: one FCFS server per fio job, `host_per_io` seconds per request (submission + reaping).
   It is the host's limit, kept apart from the drive's: one io_uring job saturates near
   1 / host_per_io IOPS whatever the drive.
+- the drive's command slots (`slots`): a request beyond them waits, in submission order, for one
+  to free (blk-mq tags / the controller's outstanding-command limit); reads then cannot overtake
+  writes stuck on a full buffer, as fio's equal read and write latencies at iodepth 1024 show.
 - a fixed delay per direction (controller, PCIe round trip, interrupt), drawn from a lognormal
   with mean `overhead` and shape `sigma` (the direction's queue-depth-1 spread).
 - reads: the request is cut into `page`-byte chunks; each goes to a parallel unit (a die) chosen
@@ -61,8 +64,9 @@ from numba import njit
     P_BUFFER_FULL,
     P_R_SLOW_P,
     P_R_SLOW_T,
-) = range(20)
-N_PARAMS = 20
+    P_SLOTS,
+) = range(21)
+N_PARAMS = 21
 
 # event kinds
 _DELAY, _UNIT, _RLINK, _WLINK, _CMD, _HOST = range(6)
@@ -176,10 +180,14 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
     u_prog_bytes = np.zeros(units)
     rr = 0  # next unit a program is placed on (writes stripe over the units)
     # FCFS servers with linked-list queues: read link, write link, command, per-job host, buffer
-    q_head = np.full(4 + numjobs, -1, np.int64)
-    q_tail = np.full(4 + numjobs, -1, np.int64)
-    busy = np.zeros(4 + numjobs, np.int64)  # 0 free, 1 busy
+    q_head = np.full(5 + numjobs, -1, np.int64)
+    q_tail = np.full(5 + numjobs, -1, np.int64)
+    busy = np.zeros(5 + numjobs, np.int64)  # 0 free, 1 busy
     Q_RLINK, Q_WLINK, Q_CMD, Q_BUF, Q_HOST = 0, 1, 2, 3, 4
+    Q_ADMIT = 4 + numjobs  # requests waiting for one of the drive's command slots
+    slots_free = int(params[P_SLOTS])
+    r_delay = np.zeros(slots)  # the request's fixed delay, drawn at issue
+    released = 0  # commands completed in this event
     buf_used = params[P_BUFFER_FULL] * buffer  # bytes acknowledged, not yet programmed
     pending = buf_used  # of which not yet in a program
     # event heap
@@ -244,7 +252,17 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
             else:
                 r_dir[i] = 1
                 d = _lognormal(params[P_W_OVER], params[P_W_SIGMA], seed, key + 2)
-            n = _push(ht, hk, ha, hb, n, now + d, _DELAY, i, 0)
+            if slots_free > 0:  # the drive takes the command
+                slots_free -= 1
+                n = _push(ht, hk, ha, hb, n, now + d, _DELAY, i, 0)
+            else:  # all command slots taken: wait in submission order
+                r_delay[i] = d
+                r_next[i] = -1
+                if q_tail[Q_ADMIT] < 0:
+                    q_head[Q_ADMIT] = i
+                else:
+                    r_next[q_tail[Q_ADMIT]] = i
+                q_tail[Q_ADMIT] = i
         elif kind == _DELAY:
             i = a
             if r_dir[i] == 0:  # reads: chunks striped over consecutive units from a random one
@@ -363,6 +381,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                 start_server = Q_BUF
             else:
                 n = _enqueue(Q_HOST + r_job[i], i, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, host, _HOST)
+                released += 1
         # servers that became free take their next request
         if start_server >= 0:
             q = start_server
@@ -389,6 +408,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                     n = _enqueue(
                         Q_HOST + r_job[i], i, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, host, _HOST
                     )
+                    released += 1
                 # programs start on idle units in turn; a full buffer also flushes a partial program
                 full = q_head[Q_BUF] >= 0
                 for _k in range(units):
@@ -402,6 +422,17 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                         n = _start_program(
                             u, take, now, params, u_mode, u_ver, u_prog_end, u_prog_bytes, ht, hk, ha, hb, n
                         )
+        # completed commands free their slots for requests waiting to be submitted
+        slots_free += released
+        released = 0
+        while slots_free > 0 and q_head[Q_ADMIT] >= 0:
+            j = q_head[Q_ADMIT]
+            q_head[Q_ADMIT] = r_next[j]
+            if q_head[Q_ADMIT] < 0:
+                q_tail[Q_ADMIT] = -1
+            r_next[j] = -1
+            slots_free -= 1
+            n = _push(ht, hk, ha, hb, n, now + r_delay[j], _DELAY, j, 0)
         if start_unit >= 0 and u_mode[start_unit] == _IDLE:
             u = start_unit
             if u_head[u] >= 0:

@@ -57,6 +57,7 @@ def to_device(model: DriveModel, source: str, capacity: float, fio_traces: list[
         "write_buffer": int(model.write_buffer),
         "program_suspend": bool(model.program_suspend),
         "suspend_latency": us(model.suspend_latency),
+        "command_slots": int(round(model.command_slots)),
     }
     if fio_traces:
         out["fio_traces"] = list(fio_traces)

@@ -54,6 +54,7 @@ class DriveModel:
     write_buffer: float = 64e6
     program_suspend: bool = False
     suspend_latency: float = 20e-6
+    command_slots: int = 1024
 
     # ------------------------------------------------------------------ derived figures
     @property
@@ -107,6 +108,7 @@ class DriveModel:
         p[ds.P_BUFFER_FULL] = 1.0 if buffer_full else 0.0
         p[ds.P_R_SLOW_P] = self.read_retry_fraction
         p[ds.P_R_SLOW_T] = self.read_retry_time
+        p[ds.P_SLOTS] = max(1, round(self.command_slots))
         return p
 
     # ------------------------------------------------------------------ for the kernel
