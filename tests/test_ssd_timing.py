@@ -154,8 +154,8 @@ def test_fit_recovers_known_parameters_from_reads_alone():
     assert fio_job(f.model, held_out).iops["read"] == pytest.approx(fio_job(truth, held_out).iops["read"], rel=0.05)
     assert "write_bandwidth" in f.defaults and f.model.write_bandwidth == DriveModel().write_bandwidth
     for row in compare(f.model, _synthetic(truth, JOBS), n_ios=20000):
-        assert row["iops_model"] == pytest.approx(row["iops_measured"], rel=0.10), row["job"]
-        assert row["p50_model"] == pytest.approx(row["p50_measured"], rel=0.10), row["job"]
+        assert row["iops_model"] == pytest.approx(row["iops_measured"], rel=0.05), row["job"]
+        assert row["p50_model"] == pytest.approx(row["p50_measured"], rel=0.05), row["job"]
 
 
 def test_fit_refuses_parameters_at_their_bounds():

@@ -48,6 +48,7 @@ BOUNDS: dict[str, tuple[float, float, float, str]] = {
     "command_slots": (4, 65536, 1024, "commands the drive accepts at once (blk-mq tags, controller limit)"),
 }
 UNITS = (4, 8, 16, 32, 64, 128)  # coarse grid; the best one's neighbours are tried too
+STEPPED = ("read_retry_fraction", "page", "command_slots", "write_buffer")
 SENSITIVE = 0.03  # relative change of a prediction that counts as "constrained"
 P99_WEIGHT = 0.5  # p99 is noisier in fio and in the simulation than IOPS and p50
 FIT_IOS = 6000  # requests simulated per observation while fitting (more when comparing)
@@ -167,6 +168,20 @@ def sensitivity(model: DriveModel, obs: list[Observation], n_ios: int = FIT_IOS)
     return out
 
 
+def _jacobian(f, x: np.ndarray, steps: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Forward differences, step_j x max(1, |x_j|), stepping back from an upper bound."""
+    f0 = f(x)
+    jac = np.empty((len(f0), len(x)))
+    for j in range(len(x)):
+        h = steps[j] * max(1.0, abs(x[j]))
+        if x[j] + h > hi[j]:
+            h = -h
+        xj = x.copy()
+        xj[j] += h
+        jac[:, j] = (f(xj) - f0) / h
+    return jac
+
+
 @dataclass
 class Fit:
     model: DriveModel
@@ -183,7 +198,7 @@ def fit(
     units: tuple[int, ...] = UNITS,
     n_ios: int = FIT_IOS,
     progress=None,
-    polish_evals: int = 40,
+    polish_evals: int = 15,
 ) -> Fit:
     """Fit a drive model to fio results (any subset: read-only sets keep the write defaults).
     `progress(units, cost)` is called after each candidate number of units."""
@@ -205,18 +220,29 @@ def fit(
     lo = np.log([BOUNDS[k][0] for k in free] / scale)
     hi = np.log([BOUNDS[k][1] for k in free] / scale)
     x0 = np.log([_clip(k, getattr(start, k)) for k in free] / scale)
+    # the draws are common random numbers, so figures move smoothly with a parameter and 1% steps
+    # see its slope; parameters that act through thresholds (whether a read is retried, how many
+    # pages a request spans, how many commands fit, when the buffer fills) move them in jumps and
+    # need wide steps to see a slope rather than one jump
+    steps = np.array([0.3 if k in STEPPED else 0.01 for k in free])
     best, costs = None, {}
 
     def attempt(u):
         nonlocal best
         if u in costs:
             return
+
+        def f(x):
+            return _residuals(model_of(x, u), obs, n_ios)
+
+        # our own forward-difference Jacobian with per-parameter steps: handing the same steps
+        # to least_squares as diff_step left it stalled at its start on every real trace set
         sol = least_squares(
-            lambda x: _residuals(model_of(x, u), obs, n_ios),
+            f,
             x0,
+            jac=lambda x: _jacobian(f, x, steps, hi),
             bounds=(lo, hi),
             method="trf",
-            diff_step=0.3,  # trust-region steps stall on the simulation's residual jumps; Powell polishes below
             max_nfev=30 * max(1, len(free)),
         )
         costs[u] = float(sol.cost)
