@@ -117,6 +117,9 @@ class SSDOptions(DeviceOptions):
     read_retry_time: Duration = Field(units.parse_duration("300us"), ge=0, description="Extra time of a retried read.")
     program_suspend: bool = Field(False, description="Reads suspend a program in progress (Wu & He, FAST'12).")
     suspend_latency: Duration = Field(units.parse_duration("20us"), gt=0)
+    readahead: Bytes = Field(
+        0, ge=0, description="Bytes the controller reads ahead for sequential reads (fio rw=read); 0: none."
+    )
     command_slots: int = Field(
         1024,
         ge=1,
@@ -178,6 +181,7 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
         program_suspend=cfg.program_suspend,
         suspend_latency=cfg.suspend_latency,
         command_slots=cfg.command_slots,
+        readahead=float(cfg.readahead),
     )
 
 

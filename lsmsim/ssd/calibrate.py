@@ -45,10 +45,11 @@ BOUNDS: dict[str, tuple[float, float, float, str]] = {
     "program_time": (20e-6, 8e-3, 1e-3, "one flash program (tPROG): SLC ~0.2ms, TLC 0.5-3ms"),
     "write_bandwidth": (10e6, 7.88e9, 1e9, "flash program rate over all units"),
     "write_buffer": (1e6, 2e12, 64e6, "write-back buffer (DRAM or SLC cache)"),
+    "readahead": (4096, 8 << 20, 131072, "bytes a sequential read prefetches into the controller's DRAM"),
     "command_slots": (4, 65536, 1024, "commands the drive accepts at once (blk-mq tags, controller limit)"),
 }
 UNITS = (4, 8, 16, 32, 64, 128)  # coarse grid; the best one's neighbours are tried too
-STEPPED = ("read_retry_fraction", "page", "command_slots", "write_buffer")
+STEPPED = ("read_retry_fraction", "page", "command_slots", "write_buffer", "readahead")
 SENSITIVE = 0.03  # relative change of a prediction that counts as "constrained"
 P99_WEIGHT = 0.5  # p99 is noisier in fio and in the simulation than IOPS and p50
 FIT_IOS = 6000  # requests simulated per observation while fitting (more when comparing)
@@ -79,20 +80,24 @@ def _pct(d, pct) -> float:
     return float("nan")
 
 
+def job_of(spec, runtime: float | None = None) -> Job:
+    """A fio job spec as the model sees it (`runtime`: seconds fio measured, if known)."""
+    return Job(
+        float(spec.block_size("read")),
+        float(spec.block_size("write")),
+        spec.read_fraction,
+        spec.iodepth,
+        spec.numjobs,
+        runtime or spec.runtime or 30.0,
+        spec.ramp_time,
+        spec.rw in ("read", "write", "rw"),
+    )
+
+
 def observations(results: list[FioJobResult]) -> list[Observation]:
     out = []
     for r in results:
-        s = r.spec
-        runtime = max((d.runtime for d in r.directions.values()), default=0.0) or (s.runtime or 30.0)
-        job = Job(
-            float(s.block_size("read")),
-            float(s.block_size("write")),
-            s.read_fraction,
-            s.iodepth,
-            s.numjobs,
-            runtime,
-            s.ramp_time,
-        )
+        job = job_of(r.spec, max((d.runtime for d in r.directions.values()), default=0.0))
         for direction, d in r.directions.items():
             if direction == "trim" or not d.total_ios:
                 continue

@@ -153,10 +153,10 @@ def cmd_calibrate(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from .calibrate import compare
+    from .calibrate import compare, job_of
     from .fio import load_result, parse_jobfile
     from .profile import load_profile, load_traces, matching, ssd_presets
-    from .timing import Job, fio_job
+    from .timing import fio_job
 
     if args.all:
         root = Path(args.all)
@@ -202,16 +202,7 @@ def cmd_replay(args) -> int:
     print(f"{jf} on {args.profile} (no fio result to compare with; give --measured)")
     rows = []
     for s in specs:
-        job = Job(
-            float(s.block_size("read")),
-            float(s.block_size("write")),
-            s.read_fraction,
-            s.iodepth,
-            s.numjobs,
-            s.runtime or 30.0,
-            s.ramp_time,
-        )
-        p = fio_job(model, job, args.ios)
+        p = fio_job(model, job_of(s), args.ios)
         for d in p.iops:
             rows.append(
                 {

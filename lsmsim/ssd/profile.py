@@ -58,6 +58,7 @@ def to_device(model: DriveModel, source: str, capacity: float, fio_traces: list[
         "program_suspend": bool(model.program_suspend),
         "suspend_latency": us(model.suspend_latency),
         "command_slots": int(round(model.command_slots)),
+        "readahead": int(model.readahead),
     }
     if fio_traces:
         out["fio_traces"] = list(fio_traces)

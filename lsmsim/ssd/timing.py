@@ -55,6 +55,7 @@ class DriveModel:
     program_suspend: bool = False
     suspend_latency: float = 20e-6
     command_slots: int = 1024
+    readahead: float = 0.0  # bytes the controller prefetches for sequential reads (0: none)
 
     # ------------------------------------------------------------------ derived figures
     @property
@@ -109,6 +110,7 @@ class DriveModel:
         p[ds.P_R_SLOW_P] = self.read_retry_fraction
         p[ds.P_R_SLOW_T] = self.read_retry_time
         p[ds.P_SLOTS] = max(1, round(self.command_slots))
+        p[ds.P_READAHEAD] = self.readahead
         return p
 
     # ------------------------------------------------------------------ for the kernel
@@ -167,6 +169,7 @@ class Job:
     numjobs: int = 1
     runtime: float = 30.0  # seconds measured
     ramp: float = 0.0  # seconds before measuring (the buffer fills then too)
+    sequential: bool = False  # fio rw=read/write/rw: the drive's read-ahead serves reads
 
 
 @dataclass
@@ -206,6 +209,7 @@ def _simulate(model: DriveModel, job: Job, n_ios: int, seed: int, buffer_full: b
         int(n_ios),
         int(warmup),
         int(seed),
+        bool(job.sequential),
     )
     return d, lat, max(window, 1e-12), programmed
 
