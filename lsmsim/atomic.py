@@ -22,6 +22,7 @@ def atomic_write(path: Path, write) -> None:
     os.close(fd)
     try:
         write(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; the result is an ordinary file
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
