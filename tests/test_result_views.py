@@ -75,3 +75,16 @@ def test_html_and_repr_are_compact(result):
     assert set(result.table()["metric"]) == set(result.summary)
     text = repr(result)
     assert "'test'" in text and "write-amp" in text and text.count("\n") <= 1
+
+
+def test_atomic_write_gives_an_ordinary_file(tmp_path):
+    """The temporary file's private mode (mkstemp's 0600) does not leak into what the user gets."""
+    import os
+
+    from lsmsim.atomic import atomic_write
+
+    target = tmp_path / "profile.yaml"
+    atomic_write(target, lambda p: open(p, "w").write("x: 1\n"))
+    mask = os.umask(0)
+    os.umask(mask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~mask
