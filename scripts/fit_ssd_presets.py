@@ -89,7 +89,7 @@ def header(path: Path, name: str, n_files: int) -> None:
 
 
 def holdout(fit_files: list[str], all_files: list[str]) -> None:
-    from lsmsim.ssd.calibrate import compare, fit
+    from lsmsim.ssd.calibrate import BOUNDS, BoundHit, compare, fit
     from lsmsim.ssd.profile import load_traces
 
     results = load_traces(all_files)
@@ -97,7 +97,11 @@ def holdout(fit_files: list[str], all_files: list[str]) -> None:
     train = [r for r in results if r.source in chosen and r.spec.iodepth * r.spec.numjobs in HALF]
     test = [r for r in results if not (r.source in chosen and r.spec.iodepth * r.spec.numjobs in HALF)]
     print(f"fitting {len(train)} jobs at queue depths {HALF}; judging {len(test)} others", flush=True)
-    f = fit(train, progress=cli._progress)
+    try:
+        f = fit(train, progress=cli._progress)
+    except BoundHit as e:  # the half may not constrain everything: hold those at their defaults
+        print(f"{e}\nrefitting with {', '.join(e.params)} held at their defaults", flush=True)
+        f = fit(train, fixed={k: BOUNDS[k][2] for k in e.params}, progress=cli._progress)
     print("fitted on:")
     rows = compare(f.model, train)
     print(cli.comparison(rows))

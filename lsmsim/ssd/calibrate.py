@@ -59,6 +59,10 @@ COMPARE_IOS = 40000
 class BoundHit(ValueError):
     """A fitted parameter sits at its bound: the model does not explain these traces."""
 
+    def __init__(self, message: str, params: list[str]):
+        super().__init__(message)
+        self.params = params
+
 
 @dataclass
 class Observation:
@@ -284,7 +288,8 @@ def fit(
                 f"{k} = {getattr(model, k):.4g} at its bound [{BOUNDS[k][0]:.3g}, {BOUNDS[k][1]:.3g}]" for k in at_bound
             )
             + ": the model cannot explain these traces with physical values (exclude traces the host or a "
-            "drive state limits, or fix the parameter)"
+            "drive state limits, or fix the parameter)",
+            at_bound,
         )
     names = [o.name + " " + o.direction for o in obs]
     return Fit(model, free, defaults, {k: [names[i] for i in sens[k]] for k in free}, float(sol.cost), costs)
