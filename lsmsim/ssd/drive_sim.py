@@ -158,12 +158,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
 
     # every slot starts at its job's host server (a submission)
     for i in range(slots):
-        j = Q_HOST + r_job[i]
-        if q_tail[j] < 0:
-            q_head[j] = i
-        else:
-            r_next[q_tail[j]] = i
-        q_tail[j] = i
+        _append(Q_HOST + r_job[i], i, q_head, q_tail, r_next)
     for j in range(numjobs):
         q = Q_HOST + j
         i = q_head[q]
@@ -208,12 +203,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                 n = _push(ht, hk, ha, hb, n, now + d, _DELAY, i, 0)
             else:  # all command slots taken: wait in submission order
                 r_delay[i] = d
-                r_next[i] = -1
-                if q_tail[Q_ADMIT] < 0:
-                    q_head[Q_ADMIT] = i
-                else:
-                    r_next[q_tail[Q_ADMIT]] = i
-                q_tail[Q_ADMIT] = i
+                _append(Q_ADMIT, i, q_head, q_tail, r_next)
         elif kind == _DELAY:
             i = a
             if r_dir[i] == 0 and (r_key[i] // _KEYS) % per_fetch != 0:  # in the drive's read-ahead buffer
@@ -325,12 +315,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
             if kind == _WLINK:
                 n = _enqueue(Q_CMD, i, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, params[P_W_CMD], _CMD)
             elif kind == _CMD:  # into the buffer's FIFO
-                if q_tail[Q_BUF] < 0:
-                    q_head[Q_BUF] = i
-                else:
-                    r_next[q_tail[Q_BUF]] = i
-                q_tail[Q_BUF] = i
-                r_next[i] = -1
+                _append(Q_BUF, i, q_head, q_tail, r_next)
                 if start_server == Q_CMD:
                     n = _serve_next(Q_CMD, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, params[P_W_CMD], _CMD)
                 start_server = Q_BUF
@@ -428,13 +413,19 @@ def _enqueue(q, i, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, service
     if busy[q] == 0:
         busy[q] = 1
         return _push(ht, hk, ha, hb, n, now + service, kind, i, 0)
+    _append(q, i, q_head, q_tail, r_next)
+    return n
+
+
+@njit(cache=True)
+def _append(q, i, q_head, q_tail, r_next):
+    """Request i joins the tail of FIFO q (a linked list through r_next)."""
     r_next[i] = -1
     if q_tail[q] < 0:
         q_head[q] = i
     else:
         r_next[q_tail[q]] = i
     q_tail[q] = i
-    return n
 
 
 @njit(cache=True)
