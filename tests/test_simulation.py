@@ -396,3 +396,18 @@ def test_wait_for_compactions_between_phases():
     assert res.summary["measured_time_s"] == pytest.approx(rows["read"]["end"] - read_start)
     with pytest.raises(ConfigError, match="wait_for_compactions needs sim.mode: fluid"):
         load_config({**cfg.model_dump(mode="json"), "sim": {"mode": "op"}})
+
+
+def test_a_step_below_the_clock_resolution_still_ends_its_job():
+    """Regression: ArceKV's 1-L at 200K keys and 200K operations per sub-workload reached t = 239.3 s with a job
+    whose remaining work took less than the clock's resolution there (2.8e-14 s); the step left env.now
+    unchanged, the kernel integrated nothing, and the run stopped with 'made no progress for 100001 steps'."""
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[1] / "experiments/arce"
+    data = yaml.safe_load((root / "base.yaml").read_text())
+    data.update(yaml.safe_load((root / "policies.yaml").read_text())["1-L"])
+    r = lsmsim.run(data, ["workload.num=200000", "workload.suite.operations=200000"])
+    assert r.summary["ops_write"] > 0 and r.summary["sim_time_s"] > 239.4

@@ -396,13 +396,12 @@ class Simulation:
         self.cursor.ops += n_total
 
     def warm(self, run_blocks, n_ops: float) -> None:
-        """Credit data-block reads to runs for the block-cache warm-up model (O(runs); the cost
-        model spreads them over the runs' files when it next rebuilds)."""
+        """Credit data-block reads to runs' files for the block-cache warm-up model (a numpy operation per run)."""
         if run_blocks is None or n_ops <= 0:
             return
         for run, b in zip(self.tree.runs(), run_blocks):
             if b > 0:
-                run.pending_block_reads += n_ops * b
+                run.credit_block_reads(n_ops * b)
 
     def _apply_writes(self, n_float: float) -> None:
         x = n_float + self.write_carry
@@ -447,11 +446,15 @@ class Simulation:
                 break
             if dt == math.inf or (dt <= 0 and why in ("max_time",)):
                 break
-            t0 = self.env.now
+            t0, elapsed = self.env.now, 0.0
             if dt > 0:
                 self._wake = self.env.event()
-                yield self.env.timeout(dt) | self._wake
-            self._advance(self.env.now - t0)
+                timeout = self.env.timeout(dt)
+                fired = yield timeout | self._wake
+                # a step shorter than the clock's resolution at `now` (a job's last 1e-13 of progress at t = 239 s)
+                # leaves env.now unchanged: integrate the step itself, or the job never ends
+                elapsed = dt if timeout in fired else self.env.now - t0
+            self._advance(elapsed)
             self._handle_events()
             # events may coincide, but a run of steps that never moves the clock is a kernel bug
             stalled = stalled + 1 if self.env.now <= t0 else 0
