@@ -160,3 +160,59 @@ def test_a_run_reports_both_caches_per_level():
     ts = direct.timeseries
     assert {"block_cache_hit_ratio", "page_cache_hit_ratio", "block_cache_hit_ratio_L0"} <= set(ts.columns)
     assert ts["block_cache_hit_ratio"].dropna().between(0, 1).all()
+
+
+def test_run_warmth_arrays_match_the_per_file_reference():
+    """The run's arrays (credit, then warm bytes) give what the scalar `warmth` gives file by file, and survive the
+    run's files changing (reads are written back to the files, which outlive runs)."""
+    from lsmsim.lsm.cache import warm_bytes, warmth
+
+    t = TreeBuilder().run(1, (0, 10**6, 4000), (10**6 + 1, 2 * 10**6, 12000), (2 * 10**6 + 1, 3 * 10**6, 8000)).build()
+    run = t.runs()[0]
+    run.credit_block_reads(300.0)
+    run.credit_block_reads(50.0)
+    files = list(run.files)
+    expect = [350.0 * f.bytes / run.bytes for f in files]
+    for h in (0.01, 0.3, 1.0):
+        ref = sum(f.bytes * warmth(r, f.bytes, h, 4096) for f, r in zip(files, expect))
+        assert warm_bytes(*run.block_read_state(), h, 4096) == pytest.approx(ref, rel=1e-12)
+    run.replace({files[0].id}, [])  # the run changes: the survivors keep their reads
+    assert [f.block_reads for f in files] == pytest.approx(expect, rel=1e-12)
+    assert run.block_read_state()[1] == pytest.approx(expect[1:], rel=1e-12)
+
+
+def _characteristic_time_reference(count, rate, capacity):
+    """Plain numpy + scipy's brentq on log T: the reference for the numba kernel."""
+    import math
+
+    from scipy.optimize import brentq
+
+    def excess(u):
+        return float(np.sum(count * -np.expm1(-rate * math.exp(u)))) - capacity
+
+    lo, hi = -30.0, 0.0
+    while excess(lo) > 0:
+        lo -= 30.0
+    while excess(hi) < 0:
+        hi += 2.0
+    return math.exp(brentq(excess, lo, hi, xtol=1e-12, rtol=1e-12))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_characteristic_time_matches_brentq(seed):
+    """Che's characteristic time from the numba kernel equals scipy's brentq on random trees of runs under zipfian
+    and uniform popularity, from a nearly empty cache to a nearly full one."""
+    from lsmsim.lsm.cache import characteristic_time, profile
+
+    rng = np.random.default_rng(seed)
+    sampler = ZipfianSampler(100_000, 0.99) if seed % 2 else UniformSampler(100_000)
+    w, a = profile(sampler.hot_fraction)
+    runs = rng.integers(2, 30)
+    blocks = rng.lognormal(8, 2, runs)
+    access = rng.uniform(0, 1.5, runs) * (rng.uniform(size=runs) > 0.2)
+    count = blocks[:, None] * w[None, :]
+    rate = np.divide(access[:, None] * a[None, :], count, out=np.zeros_like(count), where=count > 0)
+    total = count[rate > 0].sum()
+    for frac in (1e-4, 0.01, 0.3, 0.9, 0.999):
+        t = characteristic_time(count, rate, frac * total)
+        assert t == pytest.approx(_characteristic_time_reference(count, rate, frac * total), rel=1e-9)

@@ -46,8 +46,8 @@ def test_long_scan_blocks_follow_ecotune_share_model():
 def test_block_cache_new_files_start_cold():
     t = tree_with({1: [[(0, 10**6, 5000)]]})
     cold = _costs(t, block_cache_size=10**9)
-    for f in t.files():
-        f.block_reads = 1e9
+    for r in t.runs():
+        r.credit_block_reads(1e9)
     warm = _costs(t, block_cache_size=10**9)
     assert cold.get.reads == pytest.approx(1.0)
     assert warm.get.reads == pytest.approx(0.0, abs=1e-9)

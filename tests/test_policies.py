@@ -73,7 +73,7 @@ def test_leveled_skips_files_being_compacted():
         }
     )
     p = policy(name="leveled", max_bytes_for_level_base=100_000)
-    t.level(2).runs[0].files[1].being_compacted = True
+    t.mark_compacting([t.level(2).runs[0].files[1]], True)
     c = pick(p, t)
     assert all(not f.being_compacted for f in c.inputs)
     assert (100_000, 199_000) not in {(f.min_key, f.max_key) for f in c.inputs}
@@ -166,7 +166,7 @@ def test_universal_skips_runs_being_compacted():
         {1: [[(0, 9999, 100_000)]], 0: [[(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)], [(0, 99, 100)]]}
     )
     p = policy(name="universal")
-    t.runs()[0].files[0].being_compacted = True
+    t.mark_compacting([t.runs()[0].files[0]], True)
     c = pick(p, t)
     assert c is not None and c.reason == "size ratio"
     assert all(not f.being_compacted for f in c.inputs) and len(c.inputs) == 4
@@ -175,11 +175,11 @@ def test_universal_skips_runs_being_compacted():
 def test_leveled_intra_l0_when_l0_to_base_is_blocked():
     t = tree_with({1: [[(0, 10**6, 1000)]], 0: [[(0, 10**6, 100)]] * 7})
     p = policy(name="leveled", level0_file_num_compaction_trigger=4)
-    t.level(1).runs[0].files[0].being_compacted = True  # L1 -> L2 holds the base level
+    t.mark_compacting([t.level(1).runs[0].files[0]], True)  # L1 -> L2 holds the base level
     c = pick(p, t)
     assert c is not None and c.reason == "intra-L0" and c.output_level == 0
     assert len(c.inputs) == 7 and all(f.level == 0 for f in c.inputs)
-    t.level(0).runs[0].files[0].being_compacted = True  # youngest L0 file busy: nothing contiguous
+    t.mark_compacting([t.level(0).runs[0].files[0]], True)  # youngest L0 file busy: nothing contiguous
     assert pick(p, t) is None
 
 
@@ -306,7 +306,7 @@ def test_leveled_base_level_waits_while_l0_to_base_is_blocked():
     p = policy(name="leveled", level0_file_num_compaction_trigger=4, max_bytes_for_level_base=100_000)
     scores = p.scores(t)
     assert scores[0][1] == 0 and scores[1][1] == 1 and scores[1][0] > 1.0
-    t.level(1).runs[0].files[0].being_compacted = True  # blocks L0 -> L1
+    t.mark_compacting([t.level(1).runs[0].files[0]], True)  # blocks L0 -> L1
     assert pick(p, t) is None  # no intra-L0 (5 files < trigger + 2), and L1 waits for L0
 
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import numba
 import numpy as np
-from scipy.optimize import brentq
 
 GRID = np.concatenate([[0.0], np.logspace(-6, 0, 241)])  # data fractions: fine near 0, where skew lives
 
@@ -40,21 +40,50 @@ def profile(hot_fraction: Callable[[float], float]) -> tuple[np.ndarray, np.ndar
     return np.diff(GRID), np.diff(h)
 
 
-def _characteristic_time(count: np.ndarray, rate: np.ndarray, capacity: float) -> float:
-    """T with sum count * (1 - exp(-rate T)) = capacity (< sum count): Brent's method on log T over
-    a bracket found by doubling (the occupancy grows monotonically with T)."""
+@numba.njit(cache=True)
+def _occupancy(count: np.ndarray, rate: np.ndarray, u: float) -> tuple[float, float]:
+    """sum count * (1 - exp(-rate T)) at T = e^u, and its derivative in u."""
+    t = math.exp(u)
+    occ = 0.0
+    slope = 0.0
+    for i in range(count.shape[0]):
+        for k in range(count.shape[1]):
+            x = rate[i, k] * t
+            if x > 0.0:
+                e = math.exp(-x)
+                occ += count[i, k] * -math.expm1(-x)
+                slope += count[i, k] * x * e
+    return occ, slope
 
-    def excess(u: float) -> float:
-        return float(np.sum(count * -np.expm1(-rate * math.exp(u)))) - capacity
 
+@numba.njit(cache=True)
+def characteristic_time(count: np.ndarray, rate: np.ndarray, capacity: float) -> float:
+    """T with sum count * (1 - exp(-rate T)) = capacity (< sum count): Newton's method on u = log T, kept inside
+    a bracket found by doubling and bisected whenever a step leaves it (the occupancy grows monotonically
+    with T). tests/test_cache.py checks it against scipy's brentq."""
     lo, hi = -30.0, 0.0
-    while excess(lo) > 0:
+    while _occupancy(count, rate, lo)[0] > capacity:
         lo -= 30.0
-    while excess(hi) < 0:
+    while _occupancy(count, rate, hi)[0] < capacity:
         hi += 2.0
-        if hi > 690:
-            return float("inf")
-    return math.exp(brentq(excess, lo, hi, xtol=1e-12, rtol=1e-12))
+        if hi > 690.0:
+            return math.inf
+    u = 0.5 * (lo + hi)
+    for _ in range(200):
+        occ, slope = _occupancy(count, rate, u)
+        f = occ - capacity
+        if f > 0.0:
+            hi = u
+        else:
+            lo = u
+        nxt = u - f / slope if slope > 0.0 else 0.5 * (lo + hi)
+        if not (lo < nxt < hi):
+            nxt = 0.5 * (lo + hi)
+        if abs(nxt - u) <= 1e-12 * max(1.0, abs(u)) or hi - lo <= 1e-12:
+            u = nxt
+            break
+        u = nxt
+    return math.exp(u)
 
 
 def lru_run_hits(access: np.ndarray, blocks: np.ndarray, w: np.ndarray, a: np.ndarray, capacity: float) -> np.ndarray:
@@ -68,7 +97,7 @@ def lru_run_hits(access: np.ndarray, blocks: np.ndarray, w: np.ndarray, a: np.nd
         return np.zeros(len(blocks))
     if capacity >= count[rate > 0].sum():
         return np.where(access > 0, 1.0, 0.0)
-    t = _characteristic_time(count, rate, capacity)
+    t = characteristic_time(count, rate, float(capacity))
     return (-np.expm1(-rate * t) * a[None, :]).sum(axis=1)
 
 
@@ -105,3 +134,11 @@ def warmth(block_reads: float, file_bytes: float, hit_ratio: float, block_size: 
     if cached_blocks <= 0:
         return 1.0
     return min(1.0, block_reads / cached_blocks)
+
+
+def warm_bytes(file_bytes: np.ndarray, block_reads: np.ndarray, hit_ratio: float, block_size: float) -> float:
+    """sum over a run's files of bytes x `warmth` (the bytes already as warm as the steady state), vectorized."""
+    if hit_ratio <= 0 or len(file_bytes) == 0:
+        return float(file_bytes.sum())
+    cached_blocks = hit_ratio * file_bytes / block_size
+    return float(np.dot(file_bytes, np.minimum(1.0, block_reads / cached_blocks)))

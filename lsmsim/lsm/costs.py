@@ -91,12 +91,6 @@ def build_costs(
     indexed = np.array([lvl in indexed_levels for lvl in run_level], bool)
     run_bytes = np.array([s[0] for s in stats], float)
     run_entries = np.array([s[1] for s in stats], float)
-    for run in tree.runs():  # credit the block reads served since the last rebuild
-        if run.pending_block_reads > 0:
-            total = run.bytes
-            for f in run.files:
-                f.block_reads += run.pending_block_reads * f.bytes / total
-            run.pending_block_reads = 0.0
 
     # ---- what each operation does, before the caches: (CPU seconds, block accesses per run)
     fpr = bloom_fpr(lsm.bloom_bits_per_key)
@@ -157,19 +151,15 @@ def build_costs(
     bc_hit = np.zeros(n)  # per run: probability a block access hits the block cache
     pc_hit = np.zeros(n)  # and that a block-cache miss hits the page cache
     buffered_writes = not lsm.use_direct_io_for_flush_and_compaction
-    for j, (b, _, files) in enumerate(stats):
+    for j, run in enumerate(tree.runs()):
+        b = run.bytes
         if b <= 0:
             continue
         if hb[j] > 0:
-            warm = sum(f.bytes * cache.warmth(f.block_reads, f.bytes, hb[j], lsm.block_size) for f in files)
-            bc_hit[j] = hb[j] * warm / b
+            bc_hit[j] = hb[j] * cache.warm_bytes(*run.block_read_state(), hb[j], lsm.block_size) / b
         if page_cache > 0:
             # written through the page cache, a file starts warm there; else it warms as it is read
-            warm = (
-                b
-                if buffered_writes
-                else sum(f.bytes * cache.warmth(f.block_reads, f.bytes, either[j], lsm.block_size) for f in files)
-            )
+            warm = b if buffered_writes else cache.warm_bytes(*run.block_read_state(), either[j], lsm.block_size)
             served = max(bc_hit[j], either[j] * warm / b)  # the page cache holds what the block cache holds
             pc_hit[j] = (served - bc_hit[j]) / (1.0 - bc_hit[j]) if bc_hit[j] < 1.0 else 0.0
     miss = (1.0 - bc_hit) * (1.0 - pc_hit)  # per run: a block access reads the device

@@ -70,8 +70,8 @@ class Run:
 
     def __init__(self, id: int, files: list[SSTFile] | None = None):
         self.id = id
+        self._reads: np.ndarray | None = None
         self.files = files or []
-        self.pending_block_reads = 0.0  # block reads not yet credited to files (block-cache model)
 
     @property
     def files(self) -> list[SSTFile]:
@@ -81,10 +81,36 @@ class Run:
     def files(self, files: list[SSTFile]) -> None:
         # a run changes only by assignment (Run.replace, Tree.install): derive its totals once here,
         # not on every kernel step and every pick
+        self.settle_block_reads()
         self._files = files
         self._maxes = [f.max_key for f in files]  # for binary search in `overlapping`
         self.bytes = sum(f.bytes for f in files)
         self.entries = sum(f.entries for f in files)
+        self._file_bytes: np.ndarray | None = None
+
+    # ---- block-cache warm-up (lsm/cache.py): reads served per file, kept as arrays while the run is unchanged so
+    # that crediting reads and summing warmth cost numpy operations, not a Python loop per file per kernel step
+    def block_read_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """(bytes, data-block reads served since creation) per file, as arrays owned by the run."""
+        if self._file_bytes is None:
+            self._file_bytes = np.array([f.bytes for f in self._files], float)
+        if self._reads is None:
+            self._reads = np.array([f.block_reads for f in self._files], float)
+        return self._file_bytes, self._reads
+
+    def credit_block_reads(self, reads: float) -> None:
+        """Spread `reads` data-block reads over the run's files by their bytes (a uniform key's reads land in a
+        file in proportion to its share of the run)."""
+        if reads > 0 and self.bytes > 0:
+            fb, rd = self.block_read_state()
+            rd += reads * fb / self.bytes
+
+    def settle_block_reads(self) -> None:
+        """Write the arrays' reads back to the files (before the run's files change: files outlive runs)."""
+        if self._reads is not None:
+            for f, r in zip(self._files, self._reads.tolist()):
+                f.block_reads = r
+            self._reads = None
 
     @property
     def min_key(self) -> int:

@@ -49,6 +49,7 @@ class Tree:
         self._next_file = 1
         self._next_run = 1
         self.version = 0  # bumped at every change so cost models can cache per version
+        self._compacting: dict[int, SSTFile] = {}  # inputs of running compactions, by file id
 
     # ------------------------------------------------------------------ construction helpers
     def _new_memtable(self) -> Memtable:
@@ -169,7 +170,24 @@ class Tree:
         lvl.runs.sort(key=lambda r: -r.max_seq)
         return run
 
+    def mark_compacting(self, files: list[SSTFile], busy: bool) -> None:
+        """Flag a compaction's inputs as being compacted (it starts) or not (it ends)."""
+        for f in files:
+            f.being_compacted = busy
+            if busy:
+                self._compacting[f.id] = f
+            else:
+                self._compacting.pop(f.id, None)
+
     # ------------------------------------------------------------------ read-only views
+    def contains(self, f: SSTFile) -> bool:
+        """Whether `f` is in a run of its level (binary search: O(runs x log files))."""
+        return any(g is f for run in self.runs_at(f.level) for g in run.overlapping(f.min_key, f.max_key))
+
+    def compacting_bytes(self, level: int) -> int:
+        """Bytes of level `level` that running compactions take as inputs (O(their inputs), not O(files))."""
+        return sum(f.bytes for f in self._compacting.values() if f.level == level)
+
     def runs(self) -> list[Run]:
         """All runs from youngest to oldest (L0 first)."""
         return [r for lvl in self.levels for r in lvl.runs]

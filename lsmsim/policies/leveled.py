@@ -157,9 +157,8 @@ class Leveled(Policy):
         out = [(s0, 0)]
         downcompact = 0.0
         for i in range(base, min(o.num_levels - 1, len(tree.levels))):
-            files = tree.files_at(i)
-            free = sum(f.bytes for f in files if not f.being_compacted)
-            total = sum(f.bytes for f in files)
+            total = tree.level_bytes(i)
+            free = total - tree.compacting_bytes(i)
             if not dynamic or free < targets[i]:
                 score = free / targets[i]
             else:

@@ -131,8 +131,7 @@ class Background:
             self.rec.flush_row(job, self.clock.now)
             self.policy.on_flush(self.view, run)
         elif (c := job.compaction) is not None:
-            for f in c.inputs:
-                f.being_compacted = False
+            self.tree.mark_compacting(c.inputs, False)
             c.output_run = self.tree.install(c.inputs, job.outputs, c.output_level, c.target_run, keep=self._pinned())
             for f in c.inputs:
                 self.device.file_deleted(f.id, f.bytes)

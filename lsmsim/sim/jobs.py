@@ -98,8 +98,7 @@ def flush_work(tree: Tree, imm, cpu, now: float) -> dict:
 def compaction_work(tree: Tree, c: Compaction, cpu, now: float) -> dict:
     """A compaction's work, fixed when it starts: the merged outputs (exact bytes and entries), the
     CPU of the merge (machine.cpu's merge costs). Marks the inputs as being compacted."""
-    for f in c.inputs:
-        f.being_compacted = True
+    tree.mark_compacting(c.inputs, True)
     merged, _ = merge_inputs(tree, c)
     outputs = tree.build_files(merged, c.output_level, c.target_file_size, now, c.cut)
     if c.target_run is not None:
@@ -128,11 +127,10 @@ def validate_compaction(tree: Tree, c: Compaction, policy: str) -> None:
     """What the kernel checks of every compaction a policy returns."""
     if not c.inputs:
         raise InvariantError(f"policy {policy} returned a compaction without inputs")
-    live = {f.id for f in tree.files()}
     for f in c.inputs:
         if f.being_compacted:
             raise InvariantError(f"policy {policy} picked {f}, which is already being compacted")
-        if f.id not in live:
+        if not tree.contains(f):
             raise InvariantError(f"policy {policy} picked {f}, which is not in the tree")
     if c.target_run is not None and c.target_run not in tree.level(c.output_level).runs:
         raise InvariantError(f"target run {c.target_run} is not in L{c.output_level}")
