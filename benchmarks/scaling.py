@@ -14,8 +14,9 @@ Cases (every one scales its operations with its keys, so linear cost means CPU ~
 - EcoTune:   experiments/ecotune/base.yaml with 20 N keys loaded and a compaction round whose duration scales
              with them (30 s at 8M keys; x20: its 8 MiB buffer holds 32K entries).
 
-The "keys" column is N. Each point runs in a fresh process (os.wait4 gives its CPU time and peak RSS); "sim" columns time `simulate()` alone
-inside it, which is what the exponent is fitted on (start-up is a constant). It prints figures; it is not a test.
+The "keys" column is N. Each point runs in a fresh process (os.wait4 gives its CPU time and peak RSS); the "sim"
+columns time `simulate()` alone inside it, which is what the exponent is fitted on (start-up is a constant).
+It prints figures; it is not a test.
 """
 
 from __future__ import annotations
