@@ -668,6 +668,11 @@ def test_reselection_threshold():
     assert needs_reselection((st, w), (add_flushes(st, 1, 1.0), w))
     # from zero any change counts
     assert needs_reselection((st, Workload(0.0, 2048.0, 100.0)), (st, Workload(1e-6, 2048.0, 100.0)))
+    # hysteresis on the run count: with min_runs = 2 one more run (20 %) is not enough, two are
+    assert not needs_reselection((st, w), (add_flushes(st, 1, 1.0), w), min_runs=2)
+    assert needs_reselection((st, w), (add_flushes(st, 2, 1.0), w), min_runs=2)
+    # and it leaves the other quantities to d alone
+    assert needs_reselection((st, w), (st, Workload(110.01, 2048.0, 100.0)), min_runs=2)
 
 
 def test_param_selector_recomputes_only_on_drift():

@@ -56,6 +56,12 @@ class ArceOptions(PolicyOptions):
         lt=1,
         description="d: recompute (M, c, k) when the tree or workload drifts by more than this (Sec. 3.4).",
     )
+    reselect_min_runs: int = Field(
+        1,
+        ge=1,
+        description="Hysteresis on the run count: it triggers re-selection only when it moved by at least this "
+        "many runs as well as by d (1: the paper's rule).",
+    )
     max_iter: int = Field(400, ge=1, description="MaxIterTime of Algorithm 1.")
     stats_operations: Count = Field(
         1_000_000, gt=0, description="Operations per workload-statistics report (r, u, p), Sec. 4: every one million."
@@ -117,7 +123,9 @@ class Arce(Policy):
         """The cost template and the parameter selector, once the workload's entry size is known."""
         o = self.options
         self._template = self._cost_template(view)
-        self.selector = ParamSelector(self._template, d=o.reselect_d, max_iter=o.max_iter, parallel=o.parallel_search)
+        self.selector = ParamSelector(
+            self._template, d=o.reselect_d, max_iter=o.max_iter, parallel=o.parallel_search, min_runs=o.reselect_min_runs
+        )
 
     # ------------------------------------------------------------------ workload statistics (Sec. 4)
     def on_step(self, view: View, dt: float, ops: dict[str, float]) -> None:

@@ -227,13 +227,16 @@ def _key(x) -> tuple:
     return tuple(float(v) for v in x)
 
 
-def needs_reselection(old, new, d: float = RESELECT_D) -> bool:
+def needs_reselection(old, new, d: float = RESELECT_D, min_runs: int = 1) -> bool:
     """Whether (M, c, k) must be recomputed (R20): some quantity of ``selection_key`` changed by a relative
-    amount > d. ``old`` and ``new`` are keys or ``(TreeState, Workload)`` pairs."""
+    amount > d. ``old`` and ``new`` are keys or ``(TreeState, Workload)`` pairs. ``min_runs`` adds hysteresis
+    on the run count (key index 1): it counts as changed only when it also moved by at least that many runs."""
     a, b = _key(old), _key(new)
     if len(a) != len(b):
         raise ValueError("keys of different lengths")
-    for x, y in zip(a, b):
+    for i, (x, y) in enumerate(zip(a, b)):
+        if i == 1 and min_runs > 1 and abs(y - x) < min_runs:
+            continue
         if x == 0.0:
             if y != 0.0:
                 return True
@@ -247,9 +250,16 @@ class ParamSelector:
     the workload drifted past ``d`` since the last computation (R20)."""
 
     def __init__(
-        self, cost: CostParams, d: float = RESELECT_D, max_iter: int = MAX_ITER_TIME, parallel: bool = True, **grid_kw
+        self,
+        cost: CostParams,
+        d: float = RESELECT_D,
+        max_iter: int = MAX_ITER_TIME,
+        parallel: bool = True,
+        min_runs: int = 1,
+        **grid_kw,
     ):
         self.cost, self.d, self.max_iter, self.parallel, self.grid_kw = cost, d, max_iter, parallel, grid_kw
+        self.min_runs = min_runs
         self.key = None
         self.best: BestParams | None = None
         self.recomputations = 0
@@ -257,7 +267,7 @@ class ParamSelector:
 
     def select(self, state: TreeState, workload: Workload) -> BestParams:
         key = selection_key(state, workload)
-        if self.best is None or needs_reselection(self.key, key, self.d):
+        if self.best is None or needs_reselection(self.key, key, self.d, self.min_runs):
             Ms, Cs, Ks, obj = grid_objectives(
                 state, workload, self.cost, max_iter=self.max_iter, parallel=self.parallel, **self.grid_kw
             )
