@@ -150,3 +150,23 @@ def test_same_seed_same_numbers():
     assert {k: v for k, v in a.items() if isinstance(v, float) and math.isfinite(v)} == {
         k: v for k, v in b.items() if isinstance(v, float) and math.isfinite(v)
     }
+
+
+def test_find_best_params_runs_as_background_cpu():
+    """Issue 15: FindBestParams is CPU the simulated system spends (every search's tuples x MaxIterTime x the
+    per-iteration cost, on its own threads) and its answer applies only when it finishes: a search that takes
+    long lets fewer re-selections through than a free one, and a free one costs no CPU."""
+    cfg = _cfg([_phase("J", 60_000, 0.33, 0.34, 0.33), _phase("E", 60_000, 0.9, 0.05, 0.05)])
+    cfg["machine"]["cores"] = 24
+    _, free = _sim(cfg, "policy.search_cpu_per_iteration=null")
+    _, paid = _sim(cfg)
+    _, slow = _sim(cfg, "policy.search_cpu_per_iteration=100us")
+    cores, t = 24, paid.summary["sim_time_s"]
+    assert free.summary["cpu_util_search"] == 0.0
+    # all searches but possibly the last finished: their CPU is what they were charged
+    charged = paid.summary["policy_search_iterations"] * 0.39e-6
+    assert paid.summary["cpu_util_search"] * cores * t == pytest.approx(charged, rel=0.05)
+    assert paid.summary["policy_reselections"] >= 3
+    # 100 us per iteration: each search takes seconds, so drift is looked at less often
+    assert slow.summary["policy_reselections"] < paid.summary["policy_reselections"]
+    assert slow.summary["cpu_util_search"] > paid.summary["cpu_util_search"]

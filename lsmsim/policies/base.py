@@ -109,6 +109,14 @@ class Policy(abc.ABC):
         """Levels whose runs sit under a full key index (EcoTune's top level); none by default."""
         return frozenset()
 
+    def search_work(self, view: View) -> tuple[float, int] | None:
+        """CPU seconds and threads of background work the policy wants run now, outside the compaction threads
+        (ARCE's FindBestParams); the kernel runs it as a CPU-only job and calls `on_search_done` when it ends."""
+        return None
+
+    def on_search_done(self, view: View) -> None:
+        """The work `search_work` asked for has finished."""
+
     def extra_query_threads(self) -> int:
         """Compaction threads that serve queries now (EcoTune's idle MLC threads); 0 by default."""
         return 0

@@ -1,4 +1,4 @@
-"""Background work: memtable rotation, flushes and compactions on their threads.
+"""Background work: memtable rotation, flushes and compactions on their threads, and policies' searches.
 
 `Background.start` is RocksDB's MaybeScheduleFlushOrCompaction (db/db_impl/db_impl_compaction_flush.cc):
 rotate a full memtable when a slot is free, start a flush per free flush thread, then, while a
@@ -94,6 +94,21 @@ class Background:
             free = m.threads.compaction - self.threads_busy("compaction")
             work = compaction_work(tree, c, m.cpu, self.clock.now)
             self.jobs.append(self._new_job(threads=max(1, min(c.threads, free)), **work))
+        if not self.threads_busy("search"):
+            search = self.policy.search_work(self.view)
+            if search is not None and search[0] > 0:
+                cpu, threads = search
+                self.jobs.append(
+                    self._new_job(
+                        kind="search",
+                        io_class="search",
+                        cpu=cpu,
+                        threads=threads,
+                        read_bytes=0.0,
+                        write_bytes=0.0,
+                        outputs=[],
+                    )
+                )
 
     def _pinned(self) -> tuple:
         """Target runs of running compactions: installs must keep them in place."""
@@ -121,6 +136,9 @@ class Background:
     def finish(self, job: Job) -> None:
         """Install a finished job's outputs, tell the device and the policy."""
         self.jobs.remove(job)
+        if job.kind == "search":  # CPU only: nothing to install
+            self.policy.on_search_done(self.view)
+            return
         self.io.flush()  # the job's last bytes reach the device before its files close
         for f in job.outputs:
             self.device.file_written(f.id, f.bytes)

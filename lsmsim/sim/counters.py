@@ -29,7 +29,9 @@ class Counters:
     delay_total: float = 0.0  # write-seconds spent in those delays
     unconverged_steps: int = 0  # steps whose sharing solve ended before its fixed point (sharing.solve)
     peak_space: float = 0.0  # tree bytes + compaction output written so far, at its peak
-    cpu_busy: dict[str, float] = field(default_factory=lambda: {"flush": 0.0, "compaction": 0.0, "foreground": 0.0})
+    cpu_busy: dict[str, float] = field(
+        default_factory=lambda: {"flush": 0.0, "compaction": 0.0, "foreground": 0.0, "search": 0.0}
+    )
     # data-block accesses of reads, per level: all, block-cache hits, page-cache hits (lsm/cache.py)
     blocks: dict[int, float] = field(default_factory=dict)
     block_cache_hits: dict[int, float] = field(default_factory=dict)

@@ -23,7 +23,7 @@ from .sharing import Flow
 @dataclass(eq=False)
 class Job:
     id: int
-    kind: str  # "flush" or "compaction"
+    kind: str  # "flush", "compaction" or "search" (a policy's CPU-only background work)
     io_class: str
     start: float
     cpu: float  # CPU seconds for the whole job

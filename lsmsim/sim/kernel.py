@@ -331,7 +331,7 @@ class Simulation:
             self.io.pending.extend(j.file_writes(j.progress, j.progress + dp, hint))
             j.progress += dp
             self.device.account(j.read_bytes * dp, j.write_bytes * dp, 0.0, lsm.block_size)
-            key = "flush" if j.kind == "flush" else "compaction"
+            key = j.kind if j.kind in ("flush", "search") else "compaction"
             n.cpu_busy[key] += j.cpu * dp
         p = self.phase
         if p is not None and not self.op_mode:

@@ -37,7 +37,8 @@ SUMMARY_DOC = {
     "sharing_unconverged_steps": "kernel steps whose CPU/device sharing had not reached its fixed point in the "
     "solver's rounds (their rates are the last round's); 0 in a healthy run",
     "stall_stop_s / stall_slowdown_s": "simulated seconds writes were stopped / slowed down",
-    "cpu_util / cpu_util_<role>": "CPU busy fraction of all cores (role: flush, compaction, foreground)",
+    "cpu_util / cpu_util_<role>": "CPU busy fraction of all cores (role: flush, compaction, foreground, "
+    "search: a policy's background search such as ARCE's FindBestParams)",
     "device_util": "device busy seconds / sim_time_s",
     "gc_write_amp": "SSD model: flash pages written / host pages written (1 without an FTL)",
     "total_write_amp": "write_amp x gc_write_amp (Spooky Eq. 2)",
