@@ -44,3 +44,8 @@ fi
 if ! .venv/bin/python -m lsmsim.rocksdb.shim --build >/dev/null; then
   echo "setup: could not pre-build the RocksDB CompactFiles shim (warning; lsmsim builds it on first use)" >&2
 fi
+# compile the numba kernels into their cache once, here, rather than in the user's first run (6-15 s per kernel
+# family on a fresh clone); a second run only loads them
+if ! .venv/bin/python scripts/warm_numba.py; then
+  echo "setup: could not pre-compile the numba kernels (warning; they compile on first use)" >&2
+fi

@@ -147,3 +147,17 @@ def test_ssd_calibrate_and_replay(tmp_path):
     bad.write_text("{not json")
     r = lsmsim("ssd", "calibrate", str(bad), "-o", str(tmp_path / "x.yaml"))
     assert r.returncode == 2 and "Traceback" not in r.stderr and "bad.json" in r.stderr
+
+
+def test_setup_warms_every_policy_kernel():
+    """scripts/warm_numba.py (run by scripts/setup.sh) reaches every registered policy with its tiny config: a new
+    policy whose options it cannot satisfy would silently stay cold, so it must report none."""
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "scripts/warm_numba.py"
+    out = subprocess.run([sys.executable, str(script), "-v"], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "not warmed" not in out.stderr, out.stderr
+    from lsmsim.policies.registry import names
+
+    assert all(f"policy {n}" in out.stdout for n in names())
