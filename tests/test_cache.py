@@ -176,9 +176,11 @@ def test_run_warmth_arrays_match_the_per_file_reference():
     for h in (0.01, 0.3, 1.0):
         ref = sum(f.bytes * warmth(r, f.bytes, h, 4096) for f, r in zip(files, expect))
         assert warm_bytes(*run.block_read_state(), h, 4096) == pytest.approx(ref, rel=1e-12)
-    run.replace({files[0].id}, [])  # the run changes: the survivors keep their reads
-    assert [f.block_reads for f in files] == pytest.approx(expect, rel=1e-12)
+    run.replace({files[0].id}, [])  # the run changes: the removed file takes its reads along, the others keep theirs
+    assert files[0].block_reads == pytest.approx(expect[0], rel=1e-12)
     assert run.block_read_state()[1] == pytest.approx(expect[1:], rel=1e-12)
+    run.replace(set(), [files[0]])  # and brings them back (a trivial move into a run)
+    assert run.block_read_state()[1] == pytest.approx(expect, rel=1e-12)
 
 
 def _characteristic_time_reference(count, rate, capacity):
@@ -216,3 +218,31 @@ def test_characteristic_time_matches_brentq(seed):
     for frac in (1e-4, 0.01, 0.3, 0.9, 0.999):
         t = characteristic_time(count, rate, frac * total)
         assert t == pytest.approx(_characteristic_time_reference(count, rate, frac * total), rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_run_splice_keeps_totals_order_and_arrays(seed):
+    """`Run.splice` (install's in-place edit) against rebuilding the run from scratch, over random removals and
+    insertions: the same files in key order, totals, key arrays and block reads per file."""
+    from lsmsim.lsm.sstable import Run
+
+    rng = np.random.default_rng(seed)
+    cuts = np.sort(rng.choice(np.arange(1, 10**6), 400, replace=False))
+    t = TreeBuilder().run(1, *[(int(a), int(b), int(rng.integers(1, 30))) for a, b in zip(cuts[::2], cuts[1::2])])
+    pool = t.build().runs()[0].files
+    run = Run(1, [f for i, f in enumerate(pool) if i % 2 == 0])
+    run.key_arrays()
+    for _ in range(30):
+        run.credit_block_reads(float(rng.uniform(0, 100)))
+        outside = [f for f in pool if all(f is not g for g in run.files)]
+        remove = sorted(rng.choice(len(run.files), min(len(run.files), int(rng.integers(0, 6))), replace=False))
+        add = [outside[i] for i in rng.choice(len(outside), min(len(outside), int(rng.integers(0, 6))), replace=False)]
+        reads = dict(zip((f.id for f in run.files), run.block_read_state()[1].tolist()))
+        reads.update({f.id: f.block_reads for f in add})
+        run.splice(list(remove), add)
+        ref = Run(2, sorted(run.files, key=lambda f: f.min_key))
+        assert [f.id for f in run.files] == [f.id for f in ref.files]
+        assert (run.bytes, run.entries) == (ref.bytes, ref.entries)
+        for a, b in zip(run.key_arrays(), ref.key_arrays()):
+            assert np.array_equal(a, b)
+        assert run.block_read_state()[1].tolist() == pytest.approx([reads[f.id] for f in run.files])

@@ -1,5 +1,6 @@
 """Policies on small hand-built LSM shapes, without running anything else (RocksDB's picker tests)."""
 
+import numpy as np
 import pytest
 
 from lsmsim.config import LsmConfig
@@ -321,3 +322,25 @@ def test_leveled_cuts_outputs_at_next_level_boundaries():
     assert [f.min_key for f in c.cut.grandparents] == [i * 1000 for i in range(10)]
     p = policy(name="leveled", level0_file_num_compaction_trigger=4, level_compaction_dynamic_file_size=False)
     assert not pick(p, t).cut.dynamic_file_size
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_overlap_order_in_numpy_matches_the_per_file_order(seed):
+    """Leveled's kMinOverlappingRatio order from the runs' key arrays equals the per-file reference (`_by_overlap`,
+    a binary search per file) on random levels, busy files skipped; `overlap_bytes` equals `overlapping`."""
+    from lsmsim.policies.leveled import Leveled
+
+    rng = np.random.default_rng(seed)
+
+    def files(n, span):
+        cuts = np.sort(rng.choice(np.arange(1, span), 2 * n, replace=False))
+        return [(int(a), int(b), int(rng.integers(1, 40))) for a, b in zip(cuts[::2], cuts[1::2])]
+
+    t = TreeBuilder().run(1, *files(60, 10**6)).run(2, *files(200, 10**6)).build()
+    src, dst = t.runs_at(1)[0], t.runs_at(2)[0]
+    t.mark_compacting([src.files[i] for i in rng.choice(len(src.files), 5, replace=False)], True)
+    assert list(Leveled._overlap_order(src, dst)) == Leveled._by_overlap(src.files, dst)
+    _, mins, maxs, _ = src.key_arrays()
+    want = [sum(b.bytes for b in dst.overlapping(f.min_key, f.max_key)) for f in src.files]
+    assert dst.overlap_bytes(mins, maxs).tolist() == want
+    assert all(src.index_of(f) == i for i, f in enumerate(src.files))

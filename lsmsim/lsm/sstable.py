@@ -87,6 +87,37 @@ class Run:
         self.bytes = sum(f.bytes for f in files)
         self.entries = sum(f.entries for f in files)
         self._file_bytes: np.ndarray | None = None
+        self._keys: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def key_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(file ids, min keys, max keys, cumulative bytes with a leading 0) in key order, as arrays built once per
+        change of the run's files (pickers that rank every file of a level use them instead of a loop)."""
+        if self._keys is None:
+            fs = self._files
+            n = len(fs)
+            cum = np.zeros(n + 1, np.int64)
+            np.cumsum(np.fromiter((f.bytes for f in fs), np.int64, n), out=cum[1:])
+            self._keys = (
+                np.fromiter((f.id for f in fs), np.int64, n),
+                np.fromiter((f.min_key for f in fs), np.uint64, n),
+                np.fromiter((f.max_key for f in fs), np.uint64, n),
+                cum,
+            )
+        return self._keys
+
+    def overlap_bytes(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Bytes of this run's files that intersect each key range [lo[i], hi[i]] (vectorized `overlapping`)."""
+        _, mins, maxs, cum = self.key_arrays()
+        a = np.searchsorted(maxs, lo, "left")  # the first file ending at or after lo
+        b = np.searchsorted(mins, hi, "right")  # past the last file starting at or before hi
+        return np.where(b > a, cum[np.maximum(a, b)] - cum[a], 0)
+
+    def index_of(self, f: SSTFile) -> int:
+        """Position of `f` in the run (binary search on the files' max keys, which are distinct)."""
+        i = bisect.bisect_left(self._maxes, f.max_key)
+        if i >= len(self._files) or self._files[i] is not f:
+            raise ValueError(f"{f} is not in run {self.id}")
+        return i
 
     # ---- block-cache warm-up (lsm/cache.py): reads served per file, kept as arrays while the run is unchanged so
     # that crediting reads and summing warmth cost numpy operations, not a Python loop per file per kernel step
@@ -139,7 +170,43 @@ class Run:
 
     def replace(self, removed: set[int], added: list[SSTFile]) -> None:
         """Swap files (by id) for new ones, keeping key order."""
-        self.files = sorted([f for f in self.files if f.id not in removed] + list(added), key=lambda f: f.min_key)
+        self.splice([i for i, f in enumerate(self._files) if f.id in removed], added)
+
+    def splice(self, remove: list[int], added: list[SSTFile]) -> None:
+        """Remove the files at positions `remove` and insert `added` (disjoint from the files that stay) in key
+        order. The totals and the per-file arrays are edited in place, so a compaction that touches a few files
+        of a large run costs memory moves, not a Python pass over the run."""
+        remove = sorted(set(remove))
+        added = sorted(added, key=lambda f: f.min_key)
+        files, maxes = self._files, self._maxes
+        gone = [files[i] for i in remove]
+        if self._reads is not None:  # removed files keep what they were read (a trivial move takes them along)
+            for i, f in zip(remove, self._reads[remove].tolist()):
+                files[i].block_reads = f
+        for i in reversed(remove):
+            del files[i]
+            del maxes[i]
+        pos = [bisect.bisect_left(maxes, f.max_key) for f in added]  # in the run without the removed files
+        for k, (i, f) in enumerate(zip(pos, added)):
+            files.insert(i + k, f)
+            maxes.insert(i + k, f.max_key)
+        self.bytes += sum(f.bytes for f in added) - sum(f.bytes for f in gone)
+        self.entries += sum(f.entries for f in added) - sum(f.entries for f in gone)
+        if self._reads is not None:
+            self._reads = np.insert(np.delete(self._reads, remove), pos, [f.block_reads for f in added])
+        if self._file_bytes is not None:
+            self._file_bytes = np.insert(np.delete(self._file_bytes, remove), pos, [f.bytes for f in added])
+        if self._keys is not None:
+            ids, mins, maxs, cum = self._keys
+            size = np.insert(np.delete(np.diff(cum), remove), pos, [f.bytes for f in added])
+            cum = np.zeros(size.size + 1, np.int64)
+            np.cumsum(size, out=cum[1:])
+            self._keys = (
+                np.insert(np.delete(ids, remove), pos, [f.id for f in added]),
+                np.insert(np.delete(mins, remove), pos, np.array([f.min_key for f in added], np.uint64)),
+                np.insert(np.delete(maxs, remove), pos, np.array([f.max_key for f in added], np.uint64)),
+                cum,
+            )
 
     def samples(self) -> Samples:
         return Samples.concat([f.samples for f in self.files]) if self.files else Samples.empty()

@@ -144,14 +144,25 @@ class Tree:
         With `target_run`, outputs join that existing run (leveled merges into Li+1); otherwise they
         form a new run in `output_level`, placed by age (runs stay ordered youngest first).
         """
-        gone = {f.id for f in inputs}
+        # each input's run, found by binary search in its level (not by a pass over every file of the tree)
+        where: dict[int, tuple[Run, list[int]]] = {}
+        for f in inputs:
+            for run in self.runs_at(f.level):
+                if run.files and run.min_key <= f.min_key <= run.max_key:
+                    try:
+                        i = run.index_of(f)
+                    except ValueError:
+                        continue
+                    where.setdefault(id(run), (run, []))[1].append(i)
+                    break
+            else:
+                raise InvariantError(f"compaction input {f} is not in L{f.level}")
+        for run, idx in where.values():
+            if run is not target_run:
+                run.splice(idx, [])
         for lvl in self.levels:
-            for run in lvl.runs:
-                if run is target_run:
-                    continue
-                if any(f.id in gone for f in run.files):
-                    run.files = [f for f in run.files if f.id not in gone]
-            lvl.runs = [r for r in lvl.runs if r.files or r is target_run or any(r is k for k in keep)]
+            if any(not r.files for r in lvl.runs):
+                lvl.runs = [r for r in lvl.runs if r.files or r is target_run or any(r is k for k in keep)]
         for f in outputs:
             f.level = output_level
         self.version += 1
@@ -159,7 +170,7 @@ class Tree:
         if target_run is not None:
             if not any(target_run is r for r in lvl.runs):
                 raise InvariantError(f"target run {target_run} left L{output_level} before its compaction finished")
-            target_run.replace(gone, outputs)
+            target_run.splice(where.get(id(target_run), (target_run, []))[1], outputs)
             if not target_run.files and not any(target_run is k for k in keep):
                 lvl.runs.remove(target_run)
             return target_run
