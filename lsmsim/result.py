@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import platform
 import subprocess
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import yaml
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from ._version import __version__
 from .atomic import atomic_write
@@ -37,18 +39,45 @@ def provenance(cfg) -> dict:
     }
 
 
-@dataclass
+TABLES = ("timeseries", "compactions", "latency", "requests")
+
+
 class Result:
     """What one run produced. `summary` is a dict of scalars (keys: `lsmsim.sim.summary.SUMMARY_DOC`); `timeseries`
     has one row per sample interval; `compactions` one row per flush, compaction or trivial move;
-    `latency` one row per operation type with percentiles; `requests` sampled open-loop requests."""
+    `latency` one row per operation type with percentiles; `requests` sampled open-loop requests.
 
-    summary: dict
-    timeseries: pd.DataFrame
-    compactions: pd.DataFrame
-    latency: pd.DataFrame
-    requests: pd.DataFrame = field(default_factory=pd.DataFrame)
-    config: object = None
+    The tables are pandas DataFrames built on first access from the rows the run recorded (a DataFrame passed in
+    is kept as it is): a run whose caller reads only the summary never imports pandas."""
+
+    def __init__(self, summary: dict, timeseries=None, compactions=None, latency=None, requests=None, config=None):
+        self.summary = summary
+        self.config = config
+        self._tables: dict[str, Any] = dict(zip(TABLES, (timeseries, compactions, latency, requests)))
+
+    def _table(self, name: str) -> pd.DataFrame:
+        import pandas as pd
+
+        t = self._tables[name]
+        if not isinstance(t, pd.DataFrame):
+            t = self._tables[name] = pd.DataFrame(t if t is not None else [])
+        return t
+
+    @property
+    def timeseries(self) -> pd.DataFrame:
+        return self._table("timeseries")
+
+    @property
+    def compactions(self) -> pd.DataFrame:
+        return self._table("compactions")
+
+    @property
+    def latency(self) -> pd.DataFrame:
+        return self._table("latency")
+
+    @property
+    def requests(self) -> pd.DataFrame:
+        return self._table("requests")
 
     def save(self, out: str | Path) -> Path:
         """Write summary.json, *.parquet, config.yaml (resolved) and provenance.json into `out`."""
@@ -69,6 +98,8 @@ class Result:
 
     def table(self) -> pd.DataFrame:
         """The summary as a two-column table (metric, value)."""
+        import pandas as pd
+
         return pd.DataFrame({"metric": list(self.summary), "value": list(self.summary.values())})
 
     PLOTS = ("tree", "throughput", "write_amp")

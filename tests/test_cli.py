@@ -161,3 +161,18 @@ def test_setup_warms_every_policy_kernel():
     from lsmsim.policies.registry import names
 
     assert all(f"policy {n}" in out.stdout for n in names())
+
+
+def test_a_run_that_writes_nothing_imports_neither_pandas_nor_matplotlib(tmp_path):
+    """Start-up (issue 15): pandas (~0.5 s) and matplotlib are imported only by what needs them; `lsmsim run -q`
+    without -o prints the summary from the run's rows."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml.safe_dump(small_config()))
+    code = (
+        "import sys; from lsmsim.cli import main; rc = main(['run', sys.argv[1], '-q']); "
+        "print(sorted(m for m in ('pandas', 'matplotlib', 'pyarrow') if m in sys.modules)); sys.exit(rc)"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(cfg)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "latency        mean" in out.stdout
+    assert out.stdout.strip().splitlines()[-1] == "[]"

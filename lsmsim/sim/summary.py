@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
-
-import pandas as pd
 
 from ..tolerances import TIME_EPS
 
@@ -69,8 +68,8 @@ def build_summary(
     policy_summary: dict,
     logical_bytes: float,
     live_entries: int,
-    latency: pd.DataFrame,
-    compactions: pd.DataFrame,
+    latency: list[dict],
+    compactions: list[dict],
 ) -> dict:
     """The run's scalars (keys: `SUMMARY_DOC`) from its counters, write controller, final tree, device and
     the policy's own figures (prefixed `policy_`)."""
@@ -89,7 +88,7 @@ def build_summary(
         s[f"throughput_{op}_ops_per_s"] = m / mt if mt > 0 else 0.0
         total += m
     s["throughput_ops_per_s"] = total / mt if mt > 0 else 0.0
-    for _, row in latency.iterrows():
+    for row in latency:
         for stat in ("mean", "p50", "p90", "p99", "p999"):
             s[f"latency_{row['op']}_{stat}_s"] = float(row[f"{stat}_s"])
     ub = n.user_bytes
@@ -124,7 +123,7 @@ def build_summary(
     s["device_util"] = device.busy_seconds / now if now else 0.0
     if "gc_write_amp" in s:
         s["total_write_amp"] = s["write_amp"] * s["gc_write_amp"]  # Spooky PVLDB'22 Eq. 2
-    kinds = compactions["kind"].value_counts().to_dict() if len(compactions) else {}
+    kinds = Counter(row["kind"] for row in compactions)
     s["flushes"] = int(kinds.get("flush", 0))
     s["compactions"] = int(kinds.get("compaction", 0))
     s["trivial_moves"] = int(kinds.get("trivial_move", 0))

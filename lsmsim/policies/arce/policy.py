@@ -20,10 +20,9 @@ compaction time per block), R23 (running compactions), R24 (update floor), R25 (
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 from pydantic import Field
 
 from ...fields import Count, Duration
@@ -38,6 +37,9 @@ from .cost import ArceParams, CostParams, Workload
 from .score import candidate_table
 from .search import ParamSelector
 from .state import TreeState, compaction_keeps_order
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 US = 1e6  # the model works in microseconds
 UPDATE_FLOOR = 1e-4  # R24
@@ -444,6 +446,8 @@ class Arce(Policy):
 
     def window_log(self) -> pd.DataFrame:
         """Eq. 5's estimate against the simulated duration of every finished compaction, in count windows."""
+        import pandas as pd
+
         return pd.DataFrame(self.log, columns=["start", "end", "X", "y", "pattern", "runs", "t_est", "t_actual"])
 
     def summary(self) -> dict:
