@@ -60,7 +60,10 @@ class Result:
 
         t = self._tables[name]
         if not isinstance(t, pd.DataFrame):
-            t = self._tables[name] = pd.DataFrame(t if t is not None else [])
+            t = pd.DataFrame(t if t is not None else [])
+            if name == "compactions" and len(t) and "id" not in t:
+                t["id"] = range(1, len(t) + 1)  # jobs in order of completion
+            self._tables[name] = t
         return t
 
     @property

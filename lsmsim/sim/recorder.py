@@ -295,7 +295,7 @@ class Recorder:
         self._open_loop_latency()
         logical_bytes, live_entries = self._logical_bytes()
         # rows, not DataFrames: `Result` builds its tables when they are first read (pandas costs ~0.5 s to import)
-        compactions = [{**row, "id": i} for i, row in enumerate(self.jobs, 1)]  # in order of completion
+        compactions = list(self.jobs)  # Result numbers them (`id`, in order of completion)
         latency = [{"op": op, **h.row()} for op, h in sorted(self.hist.items()) if h.total > 0]
         summary = build_summary(
             self.cfg,

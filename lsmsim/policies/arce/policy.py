@@ -308,7 +308,7 @@ class Arce(Policy):
         if self.selector.recomputations != before:
             iterations = self.selector.last_grid_size * o.max_iter
             self.search_iterations += iterations
-            if o.search_cpu_per_iteration is not None:
+            if o.search_cpu_per_iteration is not None and iterations > 0:
                 # the search runs from the state it saw now; its answer applies when its CPU work is done (the
                 # first one too, but compactions need a tuple meanwhile: they start with it)
                 self.search_cpu = iterations * o.search_cpu_per_iteration
