@@ -61,7 +61,7 @@ class Result:
         t = self._tables[name]
         if not isinstance(t, pd.DataFrame):
             t = pd.DataFrame(t if t is not None else [])
-            if name == "compactions" and len(t) and "id" not in t:
+            if name == "compactions" and len(t):
                 t["id"] = range(1, len(t) + 1)  # jobs in order of completion
             self._tables[name] = t
         return t

@@ -88,3 +88,16 @@ def test_atomic_write_gives_an_ordinary_file(tmp_path):
     mask = os.umask(0)
     os.umask(mask)
     assert target.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_tables_built_on_first_read_match_the_summary(result):
+    """A run's tables are built from its rows when first read: compactions are numbered 1..n in order of
+    completion, their kinds add up to the summary's job counts, and the latency table holds the summary's p99s."""
+    c = result.compactions
+    assert c["id"].tolist() == list(range(1, len(c) + 1))
+    kinds = c["kind"].value_counts()
+    assert kinds.get("flush", 0) == result.summary["flushes"] > 0
+    assert kinds.get("compaction", 0) == result.summary["compactions"]
+    for _, row in result.latency.iterrows():
+        assert row["p99_s"] == result.summary[f"latency_{row['op']}_p99_s"]
+    assert result.timeseries is result.timeseries  # built once
