@@ -340,7 +340,7 @@ def test_overlap_order_in_numpy_matches_the_per_file_order(seed):
     src, dst = t.runs_at(1)[0], t.runs_at(2)[0]
     t.mark_compacting([src.files[i] for i in rng.choice(len(src.files), 5, replace=False)], True)
     assert list(Leveled._overlap_order(src, dst)) == Leveled._by_overlap(src.files, dst)
-    _, mins, maxs, _ = src.key_arrays()
+    mins, maxs, _ = src.key_arrays()
     want = [sum(b.bytes for b in dst.overlapping(f.min_key, f.max_key)) for f in src.files]
     assert dst.overlap_bytes(mins, maxs).tolist() == want
     assert all(src.index_of(f) == i for i, f in enumerate(src.files))

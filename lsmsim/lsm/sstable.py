@@ -87,10 +87,10 @@ class Run:
         self.bytes = sum(f.bytes for f in files)
         self.entries = sum(f.entries for f in files)
         self._file_bytes: np.ndarray | None = None
-        self._keys: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._keys: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    def key_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(file ids, min keys, max keys, cumulative bytes with a leading 0) in key order, as arrays built once per
+    def key_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(min keys, max keys, cumulative bytes with a leading 0) in key order, as arrays built once per
         change of the run's files (pickers that rank every file of a level use them instead of a loop)."""
         if self._keys is None:
             fs = self._files
@@ -98,7 +98,6 @@ class Run:
             cum = np.zeros(n + 1, np.int64)
             np.cumsum(np.fromiter((f.bytes for f in fs), np.int64, n), out=cum[1:])
             self._keys = (
-                np.fromiter((f.id for f in fs), np.int64, n),
                 np.fromiter((f.min_key for f in fs), np.uint64, n),
                 np.fromiter((f.max_key for f in fs), np.uint64, n),
                 cum,
@@ -107,7 +106,7 @@ class Run:
 
     def overlap_bytes(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """Bytes of this run's files that intersect each key range [lo[i], hi[i]] (vectorized `overlapping`)."""
-        _, mins, maxs, cum = self.key_arrays()
+        mins, maxs, cum = self.key_arrays()
         a = np.searchsorted(maxs, lo, "left")  # the first file ending at or after lo
         b = np.searchsorted(mins, hi, "right")  # past the last file starting at or before hi
         return np.where(b > a, cum[np.maximum(a, b)] - cum[a], 0)
@@ -197,12 +196,11 @@ class Run:
         if self._file_bytes is not None:
             self._file_bytes = np.insert(np.delete(self._file_bytes, remove), pos, [f.bytes for f in added])
         if self._keys is not None:
-            ids, mins, maxs, cum = self._keys
+            mins, maxs, cum = self._keys
             size = np.insert(np.delete(np.diff(cum), remove), pos, [f.bytes for f in added])
             cum = np.zeros(size.size + 1, np.int64)
             np.cumsum(size, out=cum[1:])
             self._keys = (
-                np.insert(np.delete(ids, remove), pos, [f.id for f in added]),
                 np.insert(np.delete(mins, remove), pos, np.array([f.min_key for f in added], np.uint64)),
                 np.insert(np.delete(maxs, remove), pos, np.array([f.max_key for f in added], np.uint64)),
                 cum,

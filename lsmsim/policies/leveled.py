@@ -213,9 +213,9 @@ class Leveled(Policy):
     def _overlap_order(src: Run, below: Run | None) -> Iterator[SSTFile]:
         """`_by_overlap` for a whole run, in numpy: the same order from the runs' key arrays, without a binary
         search per file (RocksDB computes it once per version, VersionStorageInfo::UpdateFilesByCompactionPri)."""
-        ids, mins, maxs, cum = src.key_arrays()
+        mins, maxs, cum = src.key_arrays()
         size = np.maximum(1, np.diff(cum))
-        over = below.overlap_bytes(mins, maxs) if below is not None and below.files else np.zeros(len(ids), np.int64)
+        over = below.overlap_bytes(mins, maxs) if below is not None and below.files else np.zeros(len(mins), np.int64)
         files = src.files
         for i in np.lexsort((mins, over * 1024 // size)).tolist():
             if not files[i].being_compacted:

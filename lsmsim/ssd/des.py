@@ -11,6 +11,15 @@ import numpy as np
 from numba import njit
 
 
+@njit(cache=True, inline="always")
+def _swap(ht, hk, ha, hb, i, j):
+    """Swap heap entries i and j in the four parallel arrays (time, key, two payloads)."""
+    ht[i], ht[j] = ht[j], ht[i]
+    hk[i], hk[j] = hk[j], hk[i]
+    ha[i], ha[j] = ha[j], ha[i]
+    hb[i], hb[j] = hb[j], hb[i]
+
+
 @njit(cache=True)
 def push(ht, hk, ha, hb, n, t, k, a, b):
     i = n
@@ -19,10 +28,7 @@ def push(ht, hk, ha, hb, n, t, k, a, b):
         p = (i - 1) >> 1
         if ht[p] <= ht[i]:
             break
-        ht[p], ht[i] = ht[i], ht[p]
-        hk[p], hk[i] = hk[i], hk[p]
-        ha[p], ha[i] = ha[i], ha[p]
-        hb[p], hb[i] = hb[i], hb[p]
+        _swap(ht, hk, ha, hb, p, i)
         i = p
     return n + 1
 
@@ -41,10 +47,7 @@ def pop(ht, hk, ha, hb, n):
             c += 1
         if ht[i] <= ht[c]:
             break
-        ht[c], ht[i] = ht[i], ht[c]
-        hk[c], hk[i] = hk[i], hk[c]
-        ha[c], ha[i] = ha[i], ha[c]
-        hb[c], hb[i] = hb[i], hb[c]
+        _swap(ht, hk, ha, hb, c, i)
         i = c
     return t, k, a, b, n
 
