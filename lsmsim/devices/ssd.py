@@ -62,7 +62,14 @@ class FtlOptions(Section):
     """Page-mapped FTL with erase-unit garbage collection (lsmsim/ssd/ftl/)."""
 
     enabled: bool = Field(True, description="false: no GC at all (in-place media such as Optane).")
-    mapping_unit: Bytes = Field(4096, gt=0, description="Bytes per mapped logical page.")
+    mapping_unit: Literal["auto"] | Bytes = Field(
+        "auto",
+        description="Bytes per mapped logical page. auto: 4KiB, or for a capacity of more than "
+        "16Mi such pages the smallest power of two that maps it in 16Mi pages (at most erase_unit/64): "
+        "the FTL's tables take 8 bytes per page (1.9 GB at 4KiB for 960GB, 0.12 GB at 64KiB). LSM "
+        "writes are whole files, so a coarser unit changes GC only by rounding each file up to whole "
+        "pages (tests/test_ssd_device.py); set 4KiB where GC is under study.",
+    )
     erase_unit: Bytes = Field(units.parse_size("4MiB"), gt=0, description="Bytes per erase block.")
     over_provisioning: float = Field(0.07, ge=0, lt=10)
     op_definition: Literal["ratio", "spare_factor"] = Field(
@@ -190,6 +197,21 @@ class DeviceFullError(LsmsimError):
     """The tree (plus in-flight compaction outputs) outgrew the device's logical capacity."""
 
 
+MAX_AUTO_PAGES = 1 << 24  # logical pages an `auto` mapping unit keeps the FTL under (128 MiB of tables)
+
+
+def mapping_unit(cfg: SSDOptions) -> int:
+    """The FTL's mapping unit in bytes: device.ftl.mapping_unit, or for `auto` the smallest power of two
+    from 4KiB that maps `capacity` in MAX_AUTO_PAGES pages, capped at erase_unit/64 pages per block."""
+    f = cfg.ftl
+    if f.mapping_unit != "auto":
+        return int(f.mapping_unit)
+    unit = 4096
+    while cfg.capacity // unit > MAX_AUTO_PAGES and unit * 2 * 64 <= int(f.erase_unit):
+        unit *= 2
+    return unit
+
+
 @register
 class SSDDevice(Device):
     model = "ssd"
@@ -201,7 +223,7 @@ class SSDDevice(Device):
         self.cfg = cfg
         self.timing = drive_model(cfg)
         f = cfg.ftl
-        self.page = int(f.mapping_unit)
+        self.page = mapping_unit(cfg)
         self.pages_total = int(cfg.capacity // self.page)
         self.alloc = ExtentAllocator(self.pages_total)
         self.ftl = None
@@ -386,6 +408,7 @@ class SSDDevice(Device):
         s.update(
             {
                 "gc_write_amp": f.flash_pages / f.host_pages if f.host_pages else 1.0,
+                "ftl_mapping_unit": self.page,
                 "flash_write_bytes": float(f.flash_pages * self.page),
                 "erases": int(f.erases),
                 "gc_copies": int(f.gc_copies),
