@@ -67,11 +67,20 @@ def merge_inputs(tree: Tree, c: Compaction) -> tuple[Samples, bool]:
     lo = min(f.min_key for f in files)
     hi = max(f.max_key for f in files)
     bottom = tree.is_bottommost(c.output_level, lo, hi, files)
-    # one merge input per sorted run (its files in key order): fewer heap entries than one per file
-    ids = {f.id for f in files}
+    # one merge input per sorted run (its files in key order): fewer heap entries than one per file.
+    # Each input is found in its run by binary search, so the cost follows the inputs, not the tree's files.
+    by_run: dict[int, list[tuple[int, SSTFile]]] = {}
+    for f in files:
+        for run in tree.runs_at(f.level):
+            try:
+                i = run.index_of(f)
+            except ValueError:
+                continue
+            by_run.setdefault(id(run), []).append((i, f))
+            break
     parts = []
-    for run in tree.runs():
-        mine = [f.samples for f in run.files if f.id in ids]
+    for run in tree.runs():  # youngest first, as the merge's tie order expects
+        mine = [f.samples for _, f in sorted(by_run.get(id(run), ()), key=lambda t: t[0])]
         if mine:
             parts.append(Samples.concat(mine) if len(mine) > 1 else mine[0])
     return Samples(*merge_samples(parts, bottom)), bottom
