@@ -201,10 +201,11 @@ def _characteristic_time_reference(count, rate, capacity):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_characteristic_time_matches_brentq(seed):
-    """Che's characteristic time from the numba kernel equals scipy's brentq on random trees of runs under zipfian
-    and uniform popularity, from a nearly empty cache to a nearly full one."""
-    from lsmsim.lsm.cache import characteristic_time, profile
+def test_lru_hits_kernel_matches_brentq(seed):
+    """Che's characteristic time and the hit ratios per run from the numba kernel equal scipy's brentq and numpy
+    on random trees of runs under zipfian and uniform popularity, from a nearly empty cache to a nearly full one,
+    whether Newton's method starts cold or from a previous root above or below this one."""
+    from lsmsim.lsm.cache import lru_run_hits, profile
 
     rng = np.random.default_rng(seed)
     sampler = ZipfianSampler(100_000, 0.99) if seed % 2 else UniformSampler(100_000)
@@ -216,8 +217,14 @@ def test_characteristic_time_matches_brentq(seed):
     rate = np.divide(access[:, None] * a[None, :], count, out=np.zeros_like(count), where=count > 0)
     total = count[rate > 0].sum()
     for frac in (1e-4, 0.01, 0.3, 0.9, 0.999):
-        t = characteristic_time(count, rate, frac * total)
-        assert t == pytest.approx(_characteristic_time_reference(count, rate, frac * total), rel=1e-9)
+        t_ref = _characteristic_time_reference(count, rate, frac * total)
+        hits_ref = (-np.expm1(-rate * t_ref) * a[None, :]).sum(axis=1)
+        for t0 in (0.0, t_ref * 30, t_ref / 3):
+            hits, t = lru_run_hits(access, blocks, w, a, frac * total, t0)
+            assert t == pytest.approx(t_ref, rel=1e-9)
+            assert hits == pytest.approx(hits_ref, rel=1e-9, abs=1e-15)
+    hits, t = lru_run_hits(access, blocks, w, a, total * 1.01)  # every referenced block fits
+    assert t == np.inf and list(hits) == [1.0 if x > 0 else 0.0 for x in access]
 
 
 @pytest.mark.parametrize("seed", range(4))

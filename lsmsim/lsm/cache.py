@@ -41,49 +41,77 @@ def profile(hot_fraction: Callable[[float], float]) -> tuple[np.ndarray, np.ndar
 
 
 @numba.njit(cache=True)
-def characteristic_time(count: np.ndarray, rate: np.ndarray, capacity: float) -> float:
-    """T with sum count * (1 - exp(-rate T)) = capacity (< sum count), by Newton's method from below: the
-    occupancy is increasing and concave in T, so it lies under its tangents; starting from the lower bound
-    T0 = capacity / sum(count * rate) (the tangent at 0) every step stays below the root and the iterates
-    rise to it monotonically (3-14 steps in tests/test_cache.py, which checks it against scipy's brentq)."""
+def lru_hits_kernel(access, blocks, w, a, capacity, t0, out):
+    """Che's approximation for runs of blocks (see `lru_run_hits`), without building the runs x buckets arrays:
+    block k of run i holds count = blocks_i w_k blocks at rate (access_i / blocks_i)(a_k / w_k) each. Fills
+    out[i] with run i's hit probability and returns the characteristic time T, the root of
+    sum count (1 - exp(-rate T)) = capacity, found by Newton's method. The occupancy is increasing and concave
+    in T, so from the lower bound T0 = capacity / sum(count rate) every step stays below the root and the iterates
+    rise to it; from a start above the root (`t0`, the previous call's T: the tree changed little) the first step
+    lands below it, then they rise. tests/test_cache.py checks T against scipy's brentq and the hits against
+    numpy. Returns 0 when no block is referenced, inf when the cache holds every referenced block."""
+    n, nk = blocks.shape[0], w.shape[0]
+    for i in range(n):
+        out[i] = 0.0
+    if capacity <= 0.0:
+        return 0.0
+    total = 0.0
     flow = 0.0
-    for i in range(count.shape[0]):
-        for k in range(count.shape[1]):
-            flow += count[i, k] * rate[i, k]
-    if flow <= 0.0:
+    for i in range(n):
+        if access[i] > 0.0 and blocks[i] > 0.0:
+            for k in range(nk):
+                if w[k] > 0.0 and a[k] > 0.0:
+                    total += blocks[i] * w[k]
+                    flow += access[i] * a[k]
+    if capacity >= total:
+        for i in range(n):
+            out[i] = 1.0 if access[i] > 0.0 else 0.0
         return math.inf
-    t = capacity / flow
+    lower = capacity / flow
+    t = t0 if t0 > lower and t0 < math.inf else lower
     for _ in range(500):
         occ = 0.0
         slope = 0.0
-        for i in range(count.shape[0]):
-            for k in range(count.shape[1]):
-                x = rate[i, k] * t
-                if x > 0.0:
-                    occ += count[i, k] * -math.expm1(-x)
-                    slope += count[i, k] * rate[i, k] * math.exp(-x)
+        for i in range(n):
+            if access[i] > 0.0 and blocks[i] > 0.0:
+                alpha = access[i] / blocks[i]
+                for k in range(nk):
+                    if w[k] > 0.0 and a[k] > 0.0:
+                        r = alpha * a[k] / w[k]
+                        e = math.exp(-r * t)
+                        occ += blocks[i] * w[k] * -math.expm1(-r * t)
+                        slope += blocks[i] * a[k] * alpha * e
         if slope <= 0.0:
-            return math.inf
-        step = (capacity - occ) / slope
-        t += step
-        if step <= 1e-13 * t or t > 1e300:
+            t = math.inf
             break
+        step = (capacity - occ) / slope
+        t = max(t + step, lower)
+        if abs(step) <= 1e-13 * t or t > 1e300:
+            break
+    for i in range(n):
+        if access[i] > 0.0 and blocks[i] > 0.0:
+            alpha = access[i] / blocks[i]
+            h = 0.0
+            for k in range(nk):
+                if w[k] > 0.0 and a[k] > 0.0:
+                    h += -math.expm1(-alpha * a[k] / w[k] * t) * a[k]
+            out[i] = h
     return t
 
 
-def lru_run_hits(access: np.ndarray, blocks: np.ndarray, w: np.ndarray, a: np.ndarray, capacity: float) -> np.ndarray:
+def lru_run_hits(
+    access: np.ndarray, blocks: np.ndarray, w: np.ndarray, a: np.ndarray, capacity: float, t0: float = 0.0
+) -> tuple[np.ndarray, float]:
     """Per run, the probability that a block access hits an LRU cache of `capacity` blocks, when run j
     of `blocks[j]` blocks gets `access[j]` accesses per operation spread over its blocks by the key
     popularity (w, a): a block of a small run that every operation visits (an L0 file under range
-    scans) is far hotter than one of the last level, and stays cached."""
-    count = blocks[:, None] * w[None, :]
-    rate = np.divide(access[:, None] * a[None, :], count, out=np.zeros_like(count), where=count > 0)
-    if capacity <= 0:
-        return np.zeros(len(blocks))
-    if capacity >= count[rate > 0].sum():
-        return np.where(access > 0, 1.0, 0.0)
-    t = characteristic_time(count, rate, float(capacity))
-    return (-np.expm1(-rate * t) * a[None, :]).sum(axis=1)
+    scans) is far hotter than one of the last level, and stays cached. Also returns the characteristic
+    time, which a next call may pass as `t0` to start Newton's method near its root."""
+    out = np.empty(len(blocks))
+    t = lru_hits_kernel(
+        np.ascontiguousarray(access, float), np.ascontiguousarray(blocks, float), w, a, float(capacity), t0, out
+    )
+    return out, t
 
 
 class Caches:
@@ -93,6 +121,7 @@ class Caches:
     def __init__(self, hot_fraction: Callable[[float], float]):
         self.hot_fraction = hot_fraction
         self._profile: tuple[np.ndarray, np.ndarray] | None = None
+        self._t: dict[float, float] = {}  # cache size -> last characteristic time (Newton's next start)
 
     def run_hit_ratios(
         self, access: np.ndarray, run_bytes: np.ndarray, block_cache: float, page_cache: float, block_size: float
@@ -105,9 +134,15 @@ class Caches:
         w, a = self._profile
         blocks = np.asarray(run_bytes, float) / block_size
         acc = np.asarray(access, float)
-        hb = lru_run_hits(acc, blocks, w, a, block_cache / block_size)
-        hp = lru_run_hits(acc, blocks, w, a, page_cache / block_size) if page_cache > block_cache else hb
+        hb = self._hits(acc, blocks, block_cache / block_size)
+        hp = self._hits(acc, blocks, page_cache / block_size) if page_cache > block_cache else hb
         return hb, np.maximum(hb, hp)
+
+    def _hits(self, acc: np.ndarray, blocks: np.ndarray, capacity: float) -> np.ndarray:
+        w, a = self._profile  # type: ignore[misc]
+        h, t = lru_run_hits(acc, blocks, w, a, capacity, self._t.get(capacity, 0.0))
+        self._t[capacity] = t
+        return h
 
 
 def warmth(block_reads: float, file_bytes: float, hit_ratio: float, block_size: float) -> float:
