@@ -127,6 +127,20 @@ class MachineConfig(Section):
 
 
 # ---------------------------------------------------------------- LSM tree
+AUTO_SAMPLES_PER_MEMTABLE = 128  # the sample floors of entries_per_sample: auto (docs/design.md, "Sampling")
+AUTO_SAMPLES_PER_KEY_SPACE = 1 << 16
+
+
+def auto_entries_per_sample(num_keys: int, entries_per_memtable: float) -> int:
+    """The largest power of two e with num_keys / e >= AUTO_SAMPLES_PER_KEY_SPACE and entries_per_memtable / e
+    >= AUTO_SAMPLES_PER_MEMTABLE (1 when either is already below its floor)."""
+    limit = min(entries_per_memtable / AUTO_SAMPLES_PER_MEMTABLE, num_keys / AUTO_SAMPLES_PER_KEY_SPACE)
+    e = 1
+    while e * 2 <= limit:
+        e *= 2
+    return e
+
+
 class LsmConfig(Section):
     write_buffer_size: Bytes = Field(units.parse_size("64MiB"), gt=0)
     max_write_buffer_number: int = Field(2, ge=2)
@@ -158,11 +172,12 @@ class LsmConfig(Section):
     # percentile that falls where one atom ends and the next begins jumps between them when the mass moves by
     # a hair. On the quickstart, long-scan p99 is 361 us at 1 entry per sample and 387 us at 4 because the
     # 99th percentile sits between p98.8 (361 us) and p99.2 (387 us) in both; the mean moves 0.5 %.
-    entries_per_sample: int = Field(
+    entries_per_sample: Literal["auto"] | int = Field(
         1,
-        ge=1,
         description="Real entries one key sample stands for (1 = exact). Byte counts stay exact; a percentile "
-        "that sits on the boundary between two latency levels may jump between them.",
+        "that sits on the boundary between two latency levels may jump between them. auto: the largest power "
+        "of two that keeps >= 128 samples per memtable and >= 65,536 over the key space (docs/design.md, "
+        "'Sampling'); the run's config and summary record the value chosen.",
     )
     wal: bool = True
     use_direct_reads: bool = Field(
@@ -178,6 +193,12 @@ class LsmConfig(Section):
     soft_pending_compaction_bytes_limit: Bytes = units.parse_size("64GiB")
     hard_pending_compaction_bytes_limit: Bytes = units.parse_size("256GiB")
     delayed_write_rate: Bandwidth = units.parse_bandwidth("16MiB/s")
+
+    @model_validator(mode="after")
+    def _eps_positive(self):
+        if self.entries_per_sample != "auto" and int(self.entries_per_sample) < 1:
+            raise ValueError("entries_per_sample must be auto or an integer >= 1")
+        return self
 
     @model_validator(mode="after")
     def _stop_above_slowdown(self):
@@ -405,6 +426,15 @@ class Config(Section):
     def _waits_in_fluid_mode(self):
         if self.sim.mode == "op" and any(p.wait_for_compactions for p in self.workload.phases):
             raise ValueError("workload.phases.*.wait_for_compactions needs sim.mode: fluid")
+        return self
+
+    @model_validator(mode="after")
+    def _resolve_sampling(self):
+        """`lsm.entries_per_sample: auto` becomes the number it stands for (it needs the workload's sizes)."""
+        if self.lsm.entries_per_sample == "auto":
+            w = self.workload
+            entry = w.key_size + w.value_size + self.lsm.memtable_entry_overhead
+            self.lsm.entries_per_sample = auto_entries_per_sample(w.num, self.lsm.write_buffer_size / entry)
         return self
 
     @model_validator(mode="after")

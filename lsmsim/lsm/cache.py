@@ -41,46 +41,58 @@ def profile(hot_fraction: Callable[[float], float]) -> tuple[np.ndarray, np.ndar
 
 
 @numba.njit(cache=True)
+def _referenced(access, blocks, w, a):
+    """(blocks referenced at all, references per operation) over every run and popularity bucket."""
+    total = 0.0
+    flow = 0.0
+    for i in range(blocks.shape[0]):
+        if access[i] > 0.0 and blocks[i] > 0.0:
+            for k in range(w.shape[0]):
+                if w[k] > 0.0 and a[k] > 0.0:
+                    total += blocks[i] * w[k]
+                    flow += access[i] * a[k]
+    return total, flow
+
+
+@numba.njit(cache=True)
+def _occupancy(access, blocks, w, a, t):
+    """(blocks an LRU cache of characteristic time t holds, and the derivative in t)."""
+    occ = 0.0
+    slope = 0.0
+    for i in range(blocks.shape[0]):
+        if access[i] > 0.0 and blocks[i] > 0.0:
+            alpha = access[i] / blocks[i]
+            for k in range(w.shape[0]):
+                if w[k] > 0.0 and a[k] > 0.0:
+                    r = alpha * a[k] / w[k]
+                    occ += blocks[i] * w[k] * -math.expm1(-r * t)
+                    slope += blocks[i] * a[k] * alpha * math.exp(-r * t)
+    return occ, slope
+
+
+@numba.njit(cache=True)
 def lru_hits_kernel(access, blocks, w, a, capacity, t0, out):
     """Che's approximation for runs of blocks (see `lru_run_hits`), without building the runs x buckets arrays:
-    block k of run i holds count = blocks_i w_k blocks at rate (access_i / blocks_i)(a_k / w_k) each. Fills
+    bucket k of run i holds count = blocks_i w_k blocks at rate (access_i / blocks_i)(a_k / w_k) each. Fills
     out[i] with run i's hit probability and returns the characteristic time T, the root of
     sum count (1 - exp(-rate T)) = capacity, found by Newton's method. The occupancy is increasing and concave
     in T, so from the lower bound T0 = capacity / sum(count rate) every step stays below the root and the iterates
     rise to it; from a start above the root (`t0`, the previous call's T: the tree changed little) the first step
     lands below it, then they rise. tests/test_cache.py checks T against scipy's brentq and the hits against
-    numpy. Returns 0 when no block is referenced, inf when the cache holds every referenced block."""
-    n, nk = blocks.shape[0], w.shape[0]
-    for i in range(n):
-        out[i] = 0.0
+    numpy. Returns 0 when the cache is empty, inf when it holds every referenced block."""
+    n = blocks.shape[0]
+    out[:] = 0.0
     if capacity <= 0.0:
         return 0.0
-    total = 0.0
-    flow = 0.0
-    for i in range(n):
-        if access[i] > 0.0 and blocks[i] > 0.0:
-            for k in range(nk):
-                if w[k] > 0.0 and a[k] > 0.0:
-                    total += blocks[i] * w[k]
-                    flow += access[i] * a[k]
+    total, flow = _referenced(access, blocks, w, a)
     if capacity >= total:
         for i in range(n):
             out[i] = 1.0 if access[i] > 0.0 else 0.0
         return math.inf
     lower = capacity / flow
-    t = t0 if t0 > lower and t0 < math.inf else lower
+    t = t0 if lower < t0 < math.inf else lower
     for _ in range(500):
-        occ = 0.0
-        slope = 0.0
-        for i in range(n):
-            if access[i] > 0.0 and blocks[i] > 0.0:
-                alpha = access[i] / blocks[i]
-                for k in range(nk):
-                    if w[k] > 0.0 and a[k] > 0.0:
-                        r = alpha * a[k] / w[k]
-                        e = math.exp(-r * t)
-                        occ += blocks[i] * w[k] * -math.expm1(-r * t)
-                        slope += blocks[i] * a[k] * alpha * e
+        occ, slope = _occupancy(access, blocks, w, a, t)
         if slope <= 0.0:
             t = math.inf
             break
@@ -91,11 +103,9 @@ def lru_hits_kernel(access, blocks, w, a, capacity, t0, out):
     for i in range(n):
         if access[i] > 0.0 and blocks[i] > 0.0:
             alpha = access[i] / blocks[i]
-            h = 0.0
-            for k in range(nk):
+            for k in range(w.shape[0]):
                 if w[k] > 0.0 and a[k] > 0.0:
-                    h += -math.expm1(-alpha * a[k] / w[k] * t) * a[k]
-            out[i] = h
+                    out[i] += -math.expm1(-alpha * a[k] / w[k] * t) * a[k]
     return t
 
 

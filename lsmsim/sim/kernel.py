@@ -51,7 +51,7 @@ class Simulation:
         self.env = simpy.Environment()
         self.rng = np.random.default_rng(cfg.seed)
         lsm, w = cfg.lsm, cfg.workload
-        self.tree = Tree(w.key_size, lsm.entry_overhead, lsm.entries_per_sample, lsm.memtable_entry_overhead)
+        self.tree = Tree(w.key_size, lsm.entry_overhead, int(lsm.entries_per_sample), lsm.memtable_entry_overhead)
         self.policy = make_policy(cfg.policy, lsm)
         self.device = make_device(cfg.device)
         self.cursor = PhaseCursor(resolve_phases(w))
@@ -132,7 +132,7 @@ class Simulation:
                 self.device.file_written(-self.tree.rotate_memtable().id, 0)
             return
         w = self.cfg.workload
-        self.writes = WriteStream(p, w.num, w.value_size, self.cfg.lsm.entries_per_sample, self.rng, self.cfg.seed)
+        self.writes = WriteStream(p, w.num, w.value_size, int(self.cfg.lsm.entries_per_sample), self.rng, self.cfg.seed)
         self.hot_fraction = self.writes.sampler.hot_fraction
         self.caches = Caches(self.hot_fraction)
         self._costs_version = -1
