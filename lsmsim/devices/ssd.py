@@ -197,6 +197,16 @@ class DeviceFullError(LsmsimError):
     """The tree (plus in-flight compaction outputs) outgrew the device's logical capacity."""
 
 
+def _pages_of(extents: list[tuple[int, int]]) -> np.ndarray:
+    """The logical pages of (start, length) extents, in order."""
+    if len(extents) == 1:
+        a, n = extents[0]
+        return np.arange(a, a + n, dtype=np.int64)
+    if not extents:
+        return np.zeros(0, np.int64)
+    return np.concatenate([np.arange(a, a + n, dtype=np.int64) for a, n in extents])
+
+
 MAX_AUTO_PAGES = 1 << 24  # logical pages an `auto` mapping unit keeps the FTL under (128 MiB of tables)
 
 
@@ -295,14 +305,14 @@ class SSDDevice(Device):
                 f"device full: {self.pages_total * self.page / 1e9:.2f} GB of logical capacity cannot hold "
                 f"the tree and its in-flight outputs; raise device.capacity"
             ) from None
-        lpns = np.concatenate([np.arange(a, a + l, dtype=np.int64) for a, l in extents])
+        lpns = _pages_of(extents)
         self._chunks.setdefault(fid, []).append(key)
         self.peak_used_pages = max(self.peak_used_pages, self.alloc.used_pages)
         return lpns
 
     def write_streams(self, writes: list[tuple[int, float, int]]) -> None:
         """Bytes each file received in this step: (file id, bytes, level hint), in one batch."""
-        parts, times, fronts = [], [], []
+        parts, hints = [], []
         for fid, nbytes, hint in writes:
             if nbytes <= 0:
                 continue
@@ -315,13 +325,16 @@ class SSDDevice(Device):
                 continue
             self._pages[fid] = self._pages.get(fid, 0) + n
             parts.append(self._take_pages(fid, n))
-            times.append((np.arange(n) + 0.5) / n)
-            fronts.append(np.full(n, self._hint[fid], np.int32))
+            hints.append(self._hint[fid])
         if not parts or self.ftl is None:
             return
-        lpns = np.concatenate(parts)
-        order = np.argsort(np.concatenate(times), kind="stable")  # arrival order within the step
-        self.ftl.write(lpns[order], np.concatenate(fronts)[order])
+        if len(parts) == 1:
+            self.ftl.write(parts[0], hints[0])
+        else:  # interleave the files' pages in arrival order within the step
+            times = np.concatenate([(np.arange(p.size) + 0.5) / p.size for p in parts])
+            order = np.argsort(times, kind="stable")
+            fronts = np.concatenate([np.full(p.size, h, np.int32) for p, h in zip(parts, hints)])
+            self.ftl.write(np.concatenate(parts)[order], fronts[order])
         self._charge_gc()
 
     def file_written(self, file_id, nbytes):
@@ -338,10 +351,11 @@ class SSDDevice(Device):
         self._written.pop(file_id, None)
         self._pages.pop(file_id, None)
         self._hint.pop(file_id, None)
-        pages = [np.concatenate([np.arange(a, a + l, dtype=np.int64) for a, l in ex]) for ex in lpns if ex]
-        if not pages or self.ftl is None:
+        if self.ftl is None:
             return
-        pages = np.concatenate(pages)
+        pages = _pages_of([e for ex in lpns for e in ex])
+        if not pages.size:
+            return
         mode = self.cfg.ftl.trim
         if mode == "immediate":
             self.ftl.trim(pages)

@@ -191,18 +191,35 @@ class Run:
             maxes.insert(i + k, f.max_key)
         self.bytes += sum(f.bytes for f in added) - sum(f.bytes for f in gone)
         self.entries += sum(f.entries for f in added) - sum(f.entries for f in gone)
+        if self._reads is None and self._file_bytes is None and self._keys is None:
+            return
+        # one index computation for every per-file array: the files that stay keep their order, the added ones
+        # land at `pos + k` (as in the list inserts above)
+        n = len(files)
+        at = np.asarray(pos, np.int64) + np.arange(len(added), dtype=np.int64)
+        stay = np.ones(n, bool)
+        stay[at] = False
+        kept = np.ones(n + len(remove) - len(added), bool)
+        kept[remove] = False
+
+        def edit(old: np.ndarray, new_values) -> np.ndarray:
+            out = np.empty(n, old.dtype)
+            out[stay] = old[kept]
+            out[at] = new_values
+            return out
+
         if self._reads is not None:
-            self._reads = np.insert(np.delete(self._reads, remove), pos, [f.block_reads for f in added])
+            self._reads = edit(self._reads, [f.block_reads for f in added])
         if self._file_bytes is not None:
-            self._file_bytes = np.insert(np.delete(self._file_bytes, remove), pos, [f.bytes for f in added])
+            self._file_bytes = edit(self._file_bytes, [f.bytes for f in added])
         if self._keys is not None:
             mins, maxs, cum = self._keys
-            size = np.insert(np.delete(np.diff(cum), remove), pos, [f.bytes for f in added])
-            cum = np.zeros(size.size + 1, np.int64)
+            size = edit(np.diff(cum), [f.bytes for f in added])
+            cum = np.zeros(n + 1, np.int64)
             np.cumsum(size, out=cum[1:])
             self._keys = (
-                np.insert(np.delete(mins, remove), pos, np.array([f.min_key for f in added], np.uint64)),
-                np.insert(np.delete(maxs, remove), pos, np.array([f.max_key for f in added], np.uint64)),
+                edit(mins, np.array([f.min_key for f in added], np.uint64)),
+                edit(maxs, np.array([f.max_key for f in added], np.uint64)),
                 cum,
             )
 
