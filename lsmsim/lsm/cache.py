@@ -33,11 +33,18 @@ GRID = np.concatenate([[0.0], np.logspace(-6, 0, 241)])  # data fractions: fine 
 
 
 def profile(hot_fraction: Callable[[float], float]) -> tuple[np.ndarray, np.ndarray]:
-    """(data share w_k, access share a_k) of each popularity bucket, hottest first."""
+    """(data share w_k, access share a_k) of each popularity bucket, hottest first. Neighbouring buckets of the
+    same per-block rate a_k / w_k are one bucket (Che's sums depend on a bucket only through its count and
+    rate): a uniform distribution is a single bucket, which makes the cache kernel 241x cheaper."""
     h = np.array([min(1.0, max(0.0, hot_fraction(float(x)))) for x in GRID])
     h = np.maximum.accumulate(h)
     h[-1] = 1.0
-    return np.diff(GRID), np.diff(h)
+    w, a = np.diff(GRID), np.diff(h)
+    rate = a / w
+    new = np.ones(len(w), bool)
+    new[1:] = ~np.isclose(rate[1:], rate[:-1], rtol=1e-9, atol=0.0)
+    group = np.cumsum(new) - 1
+    return np.bincount(group, w), np.bincount(group, a)
 
 
 @numba.njit(cache=True)
