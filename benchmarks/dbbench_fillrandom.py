@@ -57,20 +57,21 @@ def run_dbbench(binary: str, num: int) -> dict:
     return {"wall_s": wall, "w_amp": w_amp, "micros_per_op": float(m.group(1)) if m else float("nan")}
 
 
-def run_simulator(num: int) -> dict:
+def run_simulator(num: int, overrides: list[str]) -> dict:
     """Times config -> Result in this process (imports and the numba cache load excluded, by a
     warm-up run), and the whole `lsmsim run` command in a fresh interpreter."""
     import lsmsim
     from lsmsim.sim.kernel import Simulation
 
-    cfg = lsmsim.load_config(CONFIG, [f"workload.num={num}"])
+    sets = [f"workload.num={num}", *overrides]
+    cfg = lsmsim.load_config(CONFIG, sets)
     Simulation(cfg).run()  # warm-up: loads numba's cached machine code
     t0 = time.perf_counter()
     res = Simulation(cfg).run()
     warm = time.perf_counter() - t0
     t0 = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "lsmsim.cli", "run", str(CONFIG), "-q", "--set", f"workload.num={num}"],
+        [sys.executable, "-m", "lsmsim.cli", "run", str(CONFIG), "-q", *(a for o in sets for a in ("--set", o))],
         check=True,
         capture_output=True,
     )
@@ -88,12 +89,19 @@ def main() -> int:
     ap.add_argument("--num", type=int, default=2_000_000)
     ap.add_argument("--repeat", type=int, default=3, help="db_bench and simulator runs (medians are reported)")
     ap.add_argument("--no-dbbench", action="store_true", help="only time the simulator")
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="PATH=VALUE",
+        help="override a field of the simulator's config, e.g. lsm.entries_per_sample=auto (repeatable)",
+    )
     a = ap.parse_args()
     binary = None if a.no_dbbench else shutil.which("db_bench")
-    sims = [run_simulator(a.num) for _ in range(a.repeat)]
+    sims = [run_simulator(a.num, a.set) for _ in range(a.repeat)]
     sim = {k: statistics.median(s[k] for s in sims) for k in sims[0]}
     print(
-        f"simulator: run {sim['wall_s']:.3f} s (median of {a.repeat}; whole `lsmsim run` command "
+        (f"simulator ({', '.join(a.set)}): " if a.set else "simulator: ") + f"run {sim['wall_s']:.3f} s (median of {a.repeat}; whole `lsmsim run` command "
         f"{sim['cli_wall_s']:.2f} s), W-Amp {sim['w_amp']:.3f}, simulated {sim['sim_time_s']:.2f} s of RocksDB time"
     )
     if binary is None:
