@@ -100,8 +100,9 @@ def main() -> int:
     binary = None if a.no_dbbench else shutil.which("db_bench")
     sims = [run_simulator(a.num, a.set) for _ in range(a.repeat)]
     sim = {k: statistics.median(s[k] for s in sims) for k in sims[0]}
+    label = f"simulator ({', '.join(a.set)})" if a.set else "simulator"
     print(
-        (f"simulator ({', '.join(a.set)}): " if a.set else "simulator: ") + f"run {sim['wall_s']:.3f} s (median of {a.repeat}; whole `lsmsim run` command "
+        f"{label}: run {sim['wall_s']:.3f} s (median of {a.repeat}; whole `lsmsim run` command "
         f"{sim['cli_wall_s']:.2f} s), W-Amp {sim['w_amp']:.3f}, simulated {sim['sim_time_s']:.2f} s of RocksDB time"
     )
     if binary is None:

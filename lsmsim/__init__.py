@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ._lazy import lazy_getattr
 from ._version import __version__
 
 if TYPE_CHECKING:
@@ -15,13 +16,4 @@ __all__ = ["run", "sweep", "load_results", "load_config", "Config", "__version__
 # The API is imported on first use (PEP 562), so that `import lsmsim` and `lsmsim --help` do not pay for
 # pydantic's models, numba and pandas before anything needs them.
 _LAZY = {"run": "api", "sweep": "api", "load_results": "api", "load_config": "api", "Config": "config"}
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())

@@ -5,19 +5,47 @@ model.py the inputs and score terms q, q', MergeScore; dp.py the DPs (`solve`) a
 the paper; _kernels.py their numba kernels; reference.py the plain-Python references, the event-by-event cost
 model and the brute force; schedule.py the solved schedule and its table; paper_tables.py Tables 5-8."""
 
-from .dp import ALGORITHMS, MAX_R, SolveResult, solve
-from .model import EcoTuneParamError, EcoTuneParams, merge_score, q, q_mlc
-from .paper_tables import PAPER_TABLES, paper_schedule
-from .reference import brute_force, count_schedules, evaluate_schedule, solve_reference
-from .schedule import Merge, Schedule, TMCStep, format_layout
+from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_getattr
+
+if TYPE_CHECKING:
+    from .dp import SolveResult, solve
+    from .model import ALGORITHMS, MAX_R, EcoTuneParamError, EcoTuneParams, merge_score, q, q_mlc
+    from .paper_tables import PAPER_TABLES, paper_schedule
+    from .reference import brute_force, count_schedules, evaluate_schedule, solve_reference
+    from .schedule import Merge, Schedule, TMCStep, format_layout
+
+_LAZY = {
+    "ALGORITHMS": "model",
+    "MAX_R": "model",
+    "SolveResult": "dp",
+    "solve": "dp",
+    "EcoTuneParamError": "model",
+    "EcoTuneParams": "model",
+    "merge_score": "model",
+    "q": "model",
+    "q_mlc": "model",
+    "PAPER_TABLES": "paper_tables",
+    "paper_schedule": "paper_tables",
+    "brute_force": "reference",
+    "count_schedules": "reference",
+    "evaluate_schedule": "reference",
+    "solve_reference": "reference",
+    "Merge": "schedule",
+    "Schedule": "schedule",
+    "TMCStep": "schedule",
+    "format_layout": "schedule",
+}
 __all__ = [
     "ALGORITHMS",
-    "MAX_R",
-    "PAPER_TABLES",
     "EcoTuneParamError",
     "EcoTuneParams",
+    "MAX_R",
     "Merge",
+    "PAPER_TABLES",
     "Schedule",
     "SolveResult",
     "TMCStep",
@@ -32,3 +60,4 @@ __all__ = [
     "solve",
     "solve_reference",
 ]
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())

@@ -67,13 +67,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._kernels import KernelParams, alg0_kernel, alg1_kernel, alg2_kernel
-from .model import EcoTuneParamError, EcoTuneParams
+from .model import ALGORITHMS, MAX_R, EcoTuneParamError, EcoTuneParams
 from .schedule import Schedule
 
 __all__ = ["ALGORITHMS", "MAX_R", "SolveResult", "solve"]
-
-ALGORITHMS = {0: "simplified recurrence (Sec. 4.3.1)", 1: "Algorithm 1 (Sec. 4.3.2)", 2: "Algorithm 2 (Sec. 4.3.3)"}
-MAX_R = {0: 1000, 1: 160, 2: 64}  # memory: alg 1 (R+1)^3, alg 2 about R^4/3 memo entries
 
 
 def _check(p: EcoTuneParams, alg: int) -> int:

@@ -20,7 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["EcoTuneParamError", "EcoTuneParams", "q", "q_mlc", "merge_score"]
+ALGORITHMS = {0: "simplified recurrence (Sec. 4.3.1)", 1: "Algorithm 1 (Sec. 4.3.2)", 2: "Algorithm 2 (Sec. 4.3.3)"}
+MAX_R = {0: 1000, 1: 160, 2: 64}  # memory: alg 1 (R+1)^3, alg 2 about R^4/3 memo entries
+
+__all__ = ["ALGORITHMS", "MAX_R", "EcoTuneParamError", "EcoTuneParams", "q", "q_mlc", "merge_score"]
 
 
 class EcoTuneParamError(ValueError):

@@ -10,9 +10,7 @@ import argparse
 import dataclasses
 import sys
 
-from .dp import ALGORITHMS, MAX_R, solve
-from .model import EcoTuneParamError, EcoTuneParams
-from .reference import solve_reference
+from .model import ALGORITHMS, MAX_R, EcoTuneParamError, EcoTuneParams  # the DPs (numba) load when a command runs
 
 _DESCRIPTION = """\
 Solve EcoTune's dynamic program (Wang et al., SIGMOD 2025, Sec. 4.3) for one compaction round and print the
@@ -154,11 +152,16 @@ def params_from_args(args) -> tuple[EcoTuneParams, int]:
 def _solve_ms(p: EcoTuneParams, alg: int, repeat: int = 3) -> float:
     """Best of `repeat` solve times in ms (`SolveResult.seconds`), after a small solve that compiles the kernel
     or loads it from numba's cache."""
+    from .dp import solve
+
     solve(dataclasses.replace(p, R=3), alg)
     return 1e3 * min(solve(p, alg).seconds for _ in range(repeat))
 
 
 def cmd_solve(args, file=None) -> int:
+    from .dp import solve
+    from .reference import solve_reference
+
     out = file or sys.stdout
     p, alg = params_from_args(args)
     w = lambda *a: print(*a, file=out)  # noqa: E731
