@@ -405,3 +405,23 @@ def test_a_second_sweep_into_the_same_folder_is_refused(tmp_path):
     finally:
         held.close()
     assert run_sweep(sw, out=tmp_path / "out", jobs=1, progress=False).ok  # released: it runs
+
+
+def test_paper_scale_report_lists_finished_points(tmp_path):
+    """scripts/paper_scale_report.py: one CSV row per finished point with its parameters, runtime and commit."""
+    f = write(
+        tmp_path, spec(variants={"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}})
+    )
+    out = tmp_path / "res"
+    res = lsmsim.sweep(f, out=out, jobs=1)
+    script = Path(__file__).parent.parent / "scripts" / "paper_scale_report.py"
+    r = subprocess.run(
+        [sys.executable, str(script), str(out), "--out", str(tmp_path / "doc")], capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr
+    df = pd.read_csv(tmp_path / "doc" / "res-points.csv")
+    assert sorted(df["variant"]) == ["lev", "tier"]
+    assert (df["runtime_s"] > 0).all() and df["commit"].str.len().min() >= 10
+    assert sorted(df["write_amp"]) == pytest.approx(sorted(res.table["write_amp"]))
+    bad = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True)
+    assert bad.returncode == 2 and "not a sweep result folder" in bad.stderr
