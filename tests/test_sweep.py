@@ -423,5 +423,10 @@ def test_paper_scale_report_lists_finished_points(tmp_path):
     assert sorted(df["variant"]) == ["lev", "tier"]
     assert (df["runtime_s"] > 0).all() and df["commit"].str.len().min() >= 10
     assert sorted(df["write_amp"]) == pytest.approx(sorted(res.table["write_amp"]))
-    bad = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True)
+    (tmp_path / "empty").mkdir()
+    bad = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "empty"), "--out", str(tmp_path / "doc")],
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode == 2 and "not a sweep result folder" in bad.stderr
