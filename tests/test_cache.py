@@ -176,6 +176,7 @@ def test_run_warmth_arrays_match_the_per_file_reference():
     for h in (0.01, 0.3, 1.0):
         ref = sum(f.bytes * warmth(r, f.bytes, h, 4096) for f, r in zip(files, expect))
         assert warm_bytes(*run.block_read_state(), h, 4096) == pytest.approx(ref, rel=1e-12)
+        assert run.warm_bytes(h, 4096) == pytest.approx(ref, rel=1e-12)
     run.replace({files[0].id}, [])  # the run changes: the removed file takes its reads along, the others keep theirs
     assert files[0].block_reads == pytest.approx(expect[0], rel=1e-12)
     assert run.block_read_state()[1] == pytest.approx(expect[1:], rel=1e-12)
@@ -239,6 +240,7 @@ def test_run_splice_keeps_totals_order_and_arrays(seed):
     pool = t.build().runs()[0].files
     run = Run(1, [f for i, f in enumerate(pool) if i % 2 == 0])
     run.key_arrays()
+    partly_warm = 0
     for _ in range(30):
         run.credit_block_reads(float(rng.uniform(0, 100)))
         outside = [f for f in pool if all(f is not g for g in run.files)]
@@ -253,3 +255,11 @@ def test_run_splice_keeps_totals_order_and_arrays(seed):
         for a, b in zip(run.key_arrays(), ref.key_arrays()):
             assert np.array_equal(a, b)
         assert run.block_read_state()[1].tolist() == pytest.approx([reads[f.id] for f in run.files])
+        # the prefix-sum answer equals the per-file reference, files of differing reads per byte included
+        from lsmsim.lsm.cache import warm_bytes
+
+        fb, rd = run.block_read_state()
+        for h, bs in ((1e-4, 64.0), (0.5, 64.0), (1.0, 0.05), (0.5, 0.005)):
+            assert run.warm_bytes(h, bs) == pytest.approx(warm_bytes(fb, rd, h, bs), rel=1e-9)
+            partly_warm += int(0 < (rd * bs / (h * fb) < 1).sum() < len(fb))
+    assert partly_warm > 10  # runs where some files were fully warm and others not

@@ -174,7 +174,8 @@ def warmth(block_reads: float, file_bytes: float, hit_ratio: float, block_size: 
 
 
 def warm_bytes(file_bytes: np.ndarray, block_reads: np.ndarray, hit_ratio: float, block_size: float) -> float:
-    """sum over a run's files of bytes x `warmth` (the bytes already as warm as the steady state), vectorized."""
+    """sum over a run's files of bytes x `warmth` (the bytes already as warm as the steady state), vectorized: the
+    reference of `Run.warm_bytes`, which answers from prefix sums in O(log files)."""
     if hit_ratio <= 0 or len(file_bytes) == 0:
         return float(file_bytes.sum())
     cached_blocks = hit_ratio * file_bytes / block_size

@@ -156,10 +156,10 @@ def build_costs(
         if b <= 0:
             continue
         if hb[j] > 0:
-            bc_hit[j] = hb[j] * cache.warm_bytes(*run.block_read_state(), hb[j], lsm.block_size) / b
+            bc_hit[j] = hb[j] * run.warm_bytes(hb[j], lsm.block_size) / b
         if page_cache > 0:
             # written through the page cache, a file starts warm there; else it warms as it is read
-            warm = b if buffered_writes else cache.warm_bytes(*run.block_read_state(), either[j], lsm.block_size)
+            warm = b if buffered_writes else run.warm_bytes(either[j], lsm.block_size)
             served = max(bc_hit[j], either[j] * warm / b)  # the page cache holds what the block cache holds
             pc_hit[j] = (served - bc_hit[j]) / (1.0 - bc_hit[j]) if bc_hit[j] < 1.0 else 0.0
     miss = (1.0 - bc_hit) * (1.0 - pc_hit)  # per run: a block access reads the device
