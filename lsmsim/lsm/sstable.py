@@ -73,6 +73,7 @@ class Run:
         self._base: np.ndarray | None = None  # per file: block reads per byte, less _delta
         self._delta = 0.0
         self._warm_index: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._order: np.ndarray | None = None  # the files sorted by _base (kept through splices)
         self.files = files or []
 
     @property
@@ -132,6 +133,7 @@ class Run:
             self._base = np.divide(reads, fb, out=np.zeros_like(fb), where=fb > 0)
             self._delta = 0.0
             self._warm_index = None
+            self._order = None
 
     def file_bytes(self) -> np.ndarray:
         """Bytes per file, as an array owned by the run."""
@@ -157,7 +159,9 @@ class Run:
             return float(self.bytes)
         self._ensure_base()
         if self._warm_index is None:
-            order = np.argsort(self._base, kind="stable")
+            if self._order is None:
+                self._order = np.argsort(self._base, kind="stable")
+            order = self._order
             fb = self.file_bytes()[order]
             sb = self._base[order]  # type: ignore[index]
             pb = np.zeros(len(fb) + 1)
@@ -177,6 +181,7 @@ class Run:
                 f.block_reads = r
             self._base = None
             self._warm_index = None
+            self._order = None
 
     @property
     def min_key(self) -> int:
@@ -247,7 +252,19 @@ class Run:
             return out
 
         if self._base is not None:
-            self._base = edit(self._base, [f.block_reads / f.bytes - self._delta if f.bytes > 0 else 0.0 for f in added])
+            new_base = [f.block_reads / f.bytes - self._delta if f.bytes > 0 else 0.0 for f in added]
+            self._base = edit(self._base, new_base)
+            if self._order is not None:  # keep the sorted order without sorting: new outputs (unread) go first
+                old_to_new = np.full(len(kept), -1, np.int64)
+                old_to_new[kept] = np.flatnonzero(stay)
+                rest = old_to_new[self._order]
+                rest = rest[rest >= 0]
+                if not added:
+                    self._order = rest
+                elif not rest.size or max(new_base) <= self._base[rest[0]]:
+                    self._order = np.concatenate([at[np.argsort(new_base, kind="stable")], rest])
+                else:  # a trivial move brought files read before: sort again when asked
+                    self._order = None
         if self._file_bytes is not None:
             self._file_bytes = edit(self._file_bytes, [f.bytes for f in added])
         if self._keys is not None:
