@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import platform
 import subprocess
@@ -17,7 +18,11 @@ from ._version import __version__
 from .atomic import atomic_write
 
 
-def provenance(cfg) -> dict:
+@functools.cache
+def code_state() -> tuple[str | None, bool]:
+    """(git commit, uncommitted changes) of the lsmsim source this process runs: read once, on first call, which
+    `simulate` makes before it starts, so that a run saved after a later commit still names the code it ran."""
+
     def git(*args):
         try:
             return (
@@ -29,11 +34,16 @@ def provenance(cfg) -> dict:
         except (OSError, subprocess.SubprocessError):
             return None
 
+    return git("rev-parse", "HEAD"), bool(git("status", "--porcelain"))
+
+
+def provenance(cfg) -> dict:
+    commit, dirty = code_state()
     return {
         "lsmsim_version": __version__,
         "seed": cfg.seed,
-        "git_commit": git("rev-parse", "HEAD"),
-        "git_dirty": bool(git("status", "--porcelain")),
+        "git_commit": commit,
+        "git_dirty": dirty,
         "host": platform.node(),
         "python": platform.python_version(),
     }

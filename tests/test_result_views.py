@@ -101,3 +101,25 @@ def test_tables_built_on_first_read_match_the_summary(result):
     for _, row in result.latency.iterrows():
         assert row["p99_s"] == result.summary[f"latency_{row['op']}_p99_s"]
     assert result.timeseries is result.timeseries  # built once
+
+
+def test_provenance_names_the_code_the_run_started_with(monkeypatch):
+    """The commit is read when the simulation starts (once per process), not when the result is saved: a long
+    run saved after a later commit still names the code it ran."""
+    from types import SimpleNamespace
+
+    from lsmsim import result as R
+
+    head = {"commit": "aaaa"}
+    monkeypatch.setattr(
+        R.subprocess,
+        "run",
+        lambda args, **kw: SimpleNamespace(stdout=head["commit"] if "rev-parse" in args else ""),
+    )
+    R.code_state.cache_clear()
+    try:
+        r = lsmsim.run(small_config())
+        head["commit"] = "bbbb"  # a commit lands while the run is being saved
+        assert R.provenance(r.config)["git_commit"] == "aaaa"
+    finally:
+        R.code_state.cache_clear()

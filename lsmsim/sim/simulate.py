@@ -13,6 +13,8 @@ if TYPE_CHECKING:
 def simulate(cfg: Config, progress=None) -> Result:
     """Run the simulation of `cfg`. `progress`, if given, is told the phase names
     (`set_description(text)`) and sees the simulation after every step (`update_to(sim)`)."""
+    from ..result import code_state
     from .kernel import Simulation  # on call: importing lsmsim.sim (e.g. sim.sharing) stays light
 
+    code_state()  # the commit this process runs, before a long run outlives it
     return Simulation(cfg, progress=progress).run()
