@@ -213,6 +213,19 @@ def test_moose_tiers_and_levels_per_level():
     assert c.output_level == 2 and {f.level for f in c.inputs} == {1, 2}  # leveled last level: merge in
 
 
+def test_moose_spills_a_full_level_before_merging_into_it():
+    """With L0 full and L1 full, L1 spills first: picking L0 first would merge every new flush into L1 while L1
+    stayed busy, so under a steady flush stream L1 would never spill (it grew to 2.4 GB at the paper's scale)."""
+    p = policy(name="moose", size_ratios=[10, 10], runs_per_level=[1, 1, 1])
+    t = tree_with({2: [[(0, 9999, 5000)]], 1: [[(0, 9999, 3000)]], 0: [[(0, 9999, 100)]]})
+    p.flush_bytes_avg = t.runs_at(0)[0].bytes  # B = one flush: C_1 = 10 B, and L1 holds 30 B
+    c = pick(p, t)
+    assert c.output_level == 2 and {f.level for f in c.inputs} == {1, 2}
+    t = tree_with({2: [[(0, 9999, 5000)]], 1: [[(0, 9999, 500)]], 0: [[(0, 9999, 100)]]})  # L1 has room
+    c = pick(p, t)
+    assert c.output_level == 1 and {f.level for f in c.inputs} == {0, 1}
+
+
 def test_moose_fills_the_active_run_of_a_tiered_level():
     """Fluid LSM (Dostoevsky; ArceKV Table 1): a spill merges into the level's youngest run while that run
     is below C_i / K_i, and starts a new run once it is full."""
