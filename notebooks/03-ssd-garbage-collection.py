@@ -215,7 +215,7 @@ for name, r in runs.items():
     physical_over_logical = 1 + op
     used = r.summary["device_peak_utilization"]        # peak fraction of the logical capacity in use
     sf_eff = 1 - used / physical_over_logical
-    pages_per_block = int(ftl_cfg.erase_unit // ftl_cfg.mapping_unit)
+    pages_per_block = int(ftl_cfg.erase_unit // r.summary["ftl_mapping_unit"])  # mapping_unit may be auto
     rows[name] = {"peak utilisation": used, "effective spare factor": sf_eff,
                   "uniform-random GC write-amp (closed form)": gc_theory.wa_greedy(sf_eff, pages_per_block),
                   "LSM GC write-amp (measured, cumulative)": r.summary["gc_write_amp"],

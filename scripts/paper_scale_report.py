@@ -3,8 +3,8 @@
     python scripts/paper_scale_report.py results/paper/arce-workloads-paper [...] --out docs/paper-scale
 
 Each row is a finished point: its parameters, the wall time the sweep measured for it (`runtime_s`, one
-worker process), the commit it ran at, and headline metrics. Points not finished yet are listed as missing, so a partial sweep can be
-committed and resumed (`lsmsim figures --scale paper` skips finished points).
+worker process), the commit it ran at, and headline metrics. A partial sweep's CSV holds the points finished so
+far; the sweep resumes where it stopped (`lsmsim figures --scale paper` skips finished points).
 """
 
 from __future__ import annotations
