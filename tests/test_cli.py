@@ -1,4 +1,5 @@
 import json
+import re
 import subprocess
 import sys
 
@@ -122,9 +123,12 @@ def test_ssd_calibrate_and_replay(tmp_path):
     fio = Path(__file__).parent.parent / "experiments" / "ssd" / "fio"
     traces = sorted(str(p) for p in (fio / "traces").glob("*.json"))
     prof = tmp_path / "dev.yaml"
-    # the host-cached virtio disk takes writes faster than any controller's command rate: refused
+    # the host-cached virtio disk takes writes faster than any drive can: refused, naming the write rate the fit
+    # pushed to its upper bound (the command rate or the program rate: which one depends on the optimiser's path,
+    # and scipy releases have moved it from one to the other)
     r = lsmsim("ssd", "calibrate", *traces, "-o", str(prof), "--units", "8")
-    assert r.returncode == 2 and "write_iops" in r.stderr and "at its bound" in r.stderr, r.stderr
+    assert r.returncode == 2 and "at its bound" in r.stderr, r.stderr
+    assert re.search(r"write_(iops|bandwidth) = \S+ at its bound", r.stderr), r.stderr
     assert "Traceback" not in r.stderr and not prof.exists()
     # a read-only set fits: the write side keeps its defaults, and the profile loads and replays
     reads = [t for t in traces if "randread" in t]
