@@ -111,6 +111,14 @@ class MachineConfig(Section):
         description="Roles on the reserved cores: fixed-rate and closed-loop writers, flushes, and L0 compactions "
         "(RocksDB's L0->L1, EcoTune's TMCs).",
     )
+    open_files_limit: int | None = Field(
+        None,
+        ge=16,
+        description="The OS's limit on open files (RLIMIT_NOFILE; Spooky's runs had 1024). RocksDB with "
+        "max_open_files = -1 keeps every table file open, so a tree whose files, outputs in flight and WALs "
+        "exceed it ends the run (summary ended_by: open_files_limit), as Spooky's X = L-4 run crashed. "
+        "None: no limit.",
+    )
     io_priority: list[Literal["flush", "compaction_l0", "compaction", "foreground"]] = Field(
         ["flush", "compaction_l0", "compaction", "foreground"],
         description="Device priority classes, highest first; max-min fairness within a class.",

@@ -49,21 +49,24 @@ def provenance(cfg) -> dict:
     }
 
 
-TABLES = ("timeseries", "compactions", "latency", "requests")
+TABLES = ("timeseries", "compactions", "latency", "requests", "events")
 
 
 class Result:
     """What one run produced. `summary` is a dict of scalars (keys: `lsmsim.sim.summary.SUMMARY_DOC`); `timeseries`
     has one row per sample interval; `compactions` one row per flush, compaction or trivial move;
-    `latency` one row per operation type with percentiles; `requests` sampled open-loop requests.
+    `latency` one row per operation type with percentiles; `requests` sampled open-loop requests; `events` one row
+    when a limit ended the run (`summary["ended_by"]`: disk_full or open_files_limit; `lsmsim.sim.limits`).
 
     The tables are pandas DataFrames built on first access from the rows the run recorded (a DataFrame passed in
     is kept as it is): a run whose caller reads only the summary never imports pandas."""
 
-    def __init__(self, summary: dict, timeseries=None, compactions=None, latency=None, requests=None, config=None):
+    def __init__(
+        self, summary: dict, timeseries=None, compactions=None, latency=None, requests=None, events=None, config=None
+    ):
         self.summary = summary
         self.config = config
-        self._tables: dict[str, Any] = dict(zip(TABLES, (timeseries, compactions, latency, requests)))
+        self._tables: dict[str, Any] = dict(zip(TABLES, (timeseries, compactions, latency, requests, events)))
 
     def _table(self, name: str) -> pd.DataFrame:
         import pandas as pd
@@ -92,13 +95,17 @@ class Result:
     def requests(self) -> pd.DataFrame:
         return self._table("requests")
 
+    @property
+    def events(self) -> pd.DataFrame:
+        return self._table("events")
+
     def save(self, out: str | Path) -> Path:
         """Write summary.json, *.parquet, config.yaml (resolved) and provenance.json into `out`."""
         out = Path(out)
         atomic_write(
             out / "summary.json", lambda p: Path(p).write_text(json.dumps(self.summary, indent=2, sort_keys=True))
         )
-        for name in ("timeseries", "compactions", "latency", "requests"):
+        for name in TABLES:
             df = getattr(self, name)
             atomic_write(out / f"{name}.parquet", lambda p, df=df: df.to_parquet(p, index=False))
         if self.config is not None:
@@ -142,7 +149,7 @@ class Result:
 
     def __repr__(self) -> str:
         s = self.summary
-        done = "" if s.get("completed", True) else ", stopped at sim.max_time"
+        done = "" if s.get("completed", True) else f", ended by {s.get('ended_by', 'max_time')}"
         return (
             f"<Result {self._name()!r}: {s.get('sim_time_s', 0):.1f} simulated s{done}, "
             f"{s.get('throughput_ops_per_s', 0):,.0f} ops/s, write-amp {s.get('write_amp', 0):.2f}, "
@@ -163,7 +170,8 @@ class Result:
                     f'<td style="text-align:right">{html.escape(v)}</td></tr>'
                     for k, v in items
                 ]
-        done = "" if s.get("completed", True) else " &middot; <b>stopped at sim.max_time</b>"
+        ended = html.escape(str(s.get("ended_by", "max_time")))
+        done = "" if s.get("completed", True) else f" &middot; <b>ended by {ended}</b>"
         jobs = (
             f"{s.get('flushes', 0)} flushes, {s.get('compactions', 0)} compactions, "
             f"{s.get('trivial_moves', 0)} trivial moves; {s.get('sorted_runs', 0)} sorted runs at the end"

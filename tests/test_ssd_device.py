@@ -6,7 +6,6 @@ from pathlib import Path
 import pytest
 
 import lsmsim
-from lsmsim.errors import LsmsimError
 from tests.conftest import small_config
 
 SPOOKY = Path(__file__).parent.parent / "experiments" / "spooky"
@@ -118,12 +117,6 @@ def test_sequential_fill_has_no_gc():
     )
     s = lsmsim.run(cfg, ["workload.num=400000"]).summary
     assert s["gc_write_amp"] < 1.01
-
-
-def test_device_full_is_a_user_error():
-    cfg = small_config(device={**_ssd(), "capacity": "24MiB"}, phases=[{"operations": 400_000, "mix": {"insert": 1.0}}])
-    with pytest.raises(LsmsimError, match="device full.*device.capacity"):
-        lsmsim.run(cfg, ["workload.num=400000"])
 
 
 def test_ftl_reserve_error_names_the_yaml_path():

@@ -23,6 +23,7 @@ import simpy
 
 from ..config import Config, MixConfig
 from ..devices import make_device
+from ..devices.ssd import DeviceFullError
 from ..errors import InvariantError
 from ..lsm.cache import Caches
 from ..lsm.costs import CostTable, build_costs, page_cache_bytes
@@ -31,10 +32,12 @@ from ..policies import make_policy
 from ..tolerances import COUNT_EPS, ROUND_EPS, TIME_EPS
 from ..workloads.generator import WriteStream
 from ..workloads.presets import resolve_phases
+from . import limits
 from .background import Background, IOBatch
 from .counters import Counters
 from .foreground import Group, latency_points, make_groups, mean_service, op_latencies
 from .jobs import Job
+from .limits import LimitReached
 from .oplevel import OpDriver
 from .phases import PhaseCursor
 from .recorder import Recorder
@@ -85,6 +88,7 @@ class Simulation:
         self._phase_end_event: simpy.Event | None = None
         self.read_latency = self.device.read_latency(0.0)
         self.write_bps = 0.0  # bytes/s written by the last step's jobs and WAL
+        self.capacity = float(getattr(cfg.device, "capacity", math.inf))  # the run ends beyond it (limits.py)
 
     @property
     def phase(self):
@@ -352,8 +356,9 @@ class Simulation:
             # each blocked writer thread waited out the stop: one write of that latency per thread
             self.rec.latency_mass("write", self.stop_episode, self._writer_threads())
             self.stop_episode = 0.0
-        space = self.tree.bytes + sum(j.progress * j.write_bytes for j in self.jobs if j.kind == "compaction")
-        n.peak_space = max(n.peak_space, space)
+        transient = limits.in_flight_bytes(self.jobs)  # Spooky's transient space (Eq. 1): outputs not yet installed
+        n.peak_transient = max(n.peak_transient, transient)
+        n.peak_space = max(n.peak_space, self.tree.bytes + transient)
         self.io.flush()
         self.device.advance(self.env.now, dt * max(0.0, 1.0 - self.util))
         done = {op: n.ops[op] - self._ops_last[op] for op in n.ops}
@@ -432,6 +437,16 @@ class Simulation:
         return self._background_idle()
 
     def _fluid_loop(self):
+        try:
+            yield from self._steps()
+        except (LimitReached, DeviceFullError) as e:  # the run ends there, as the paper's crashed runs did
+            event = e.event if isinstance(e, LimitReached) else limits.DISK_FULL
+            cap, nofile = self.capacity, self.cfg.machine.open_files_limit
+            self.rec.end_at_limit(limits.event_row(event, str(e), self.env.now, self.tree, self.jobs, cap, nofile))
+        self.rec.sample(force=True)
+
+    def _steps(self):
+        """Step from event to event until the phases (and the drain) end, or sim.max_time."""
         max_time = self.cfg.sim.max_time
         stalled = 0
         while True:
@@ -456,6 +471,7 @@ class Simulation:
                 elapsed = dt if timeout in fired else self.env.now - t0
             self._advance(elapsed)
             self._handle_events()
+            limits.check(self.tree, self.jobs, self.capacity, self.cfg.machine.open_files_limit)
             # events may coincide, but a run of steps that never moves the clock is a kernel bug
             stalled = stalled + 1 if self.env.now <= t0 else 0
             if stalled > 100_000:
@@ -464,7 +480,6 @@ class Simulation:
                 self.progress.update_to(self)
             if self.env.now >= max_time - TIME_EPS:
                 break
-        self.rec.sample(force=True)
 
     def _handle_events(self) -> None:
         for j in [j for j in self.jobs if j.done]:

@@ -11,7 +11,7 @@ from ..lsm.merge import dedup_versions, merge_samples
 from ..lsm.sstable import Samples
 from ..result import Result
 from ..tolerances import ROUND_EPS, TIME_EPS
-from . import queueing
+from . import limits, queueing
 from .summary import build_summary
 
 # latency histogram: log-spaced bins from 10 ns to 1000 s, 0.5% wide
@@ -85,6 +85,8 @@ class Recorder:
         self._last = None
         self._interval_hist = LatencyHistogram()  # all operations since the last sample (ARCE Fig. 8)
         self.phases: list[dict] = []  # one row per finished phase
+        self.events: list[dict] = []  # a run that ended at a limit: its `limits.event_row`
+        self.ended_by: str | None = None  # None, or the limit that ended the run (limits.DISK_FULL, OPEN_FILES)
         self._phase_start = None  # (name, time, ops, measure) of the current phase
 
     # ------------------------------------------------------------------ during the run
@@ -117,6 +119,11 @@ class Recorder:
         """Close the current phase's row early (its clients stopped; the kernel waits for compactions)."""
         self.phase_boundary()
         self._phase_start = None
+
+    def end_at_limit(self, row: dict) -> None:
+        """The run ends at a device or OS limit (`limits.check`): keep its event row."""
+        self.ended_by = row["event"]
+        self.events.append(row)
 
     def open_segment(self, t0: float, t1: float, service: float, servers: int, rate: float) -> None:
         self.open_segments.append((t0, t1, service, servers, rate))
@@ -217,6 +224,9 @@ class Recorder:
         row["compaction_write_bytes"] = n.compaction_write_bytes
         row["write_amp"] = (n.flush_bytes + n.compaction_write_bytes) / n.user_bytes if n.user_bytes else 0.0
         row["space_bytes"] = tree.bytes
+        row["transient_bytes"] = limits.in_flight_bytes(self.running)  # Spooky Eq. 1: outputs not yet installed
+        row["physical_bytes"] = tree.bytes + row["transient_bytes"]  # Spooky Fig. 7B / 13A
+        row["open_files"] = limits.open_files(tree, self.running)  # Spooky Eq. 12, plus outputs and WALs
         h = self._interval_hist
         row["latency_mean_s"] = h.sum / h.total if h.total else float("nan")
         row["latency_p999_s"] = h.percentile(99.9)
@@ -310,6 +320,7 @@ class Recorder:
             live_entries,
             latency,
             compactions,
+            self.ended_by,
         )
         for row in self.phases:
             if row["measure"]:
@@ -320,5 +331,6 @@ class Recorder:
             compactions=compactions,
             latency=latency,
             requests=getattr(self, "request_samples", None),
+            events=self.events,
             config=self.cfg,
         )

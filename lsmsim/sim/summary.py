@@ -14,7 +14,10 @@ if TYPE_CHECKING:
     from .write_controller import WriteController
 
 SUMMARY_DOC = {
-    "completed": "false when sim.max_time ended the run before its phases finished",
+    "completed": "false when sim.max_time or a limit (ended_by) ended the run before its phases finished",
+    "ended_by": "what ended the run: phases (all ran, then the drain), max_time (sim.max_time), disk_full (the tree "
+    "and its outputs in flight outgrew device.capacity) or open_files_limit (machine.open_files_limit); a limit "
+    "also leaves a row in the events table",
     "level0_slowdown_writes_trigger / level0_stop_writes_trigger": "the stall triggers in effect (raised "
     "to at least the policy's compaction trigger, as RocksDB's SanitizeOptions does)",
     "sim_time_s": "simulated seconds until the run ended (phases, then draining if sim.drain)",
@@ -32,7 +35,11 @@ SUMMARY_DOC = {
     "write_amp_flush / write_amp_compaction": "the two parts of write_amp",
     "write_amp_rocksdb": "(flush_bytes + compaction_write_bytes) / flush_bytes: RocksDB's 'Sum' W-Amp",
     "space_amp": "tree bytes at the end / live logical bytes (key + value of live keys)",
-    "space_amp_peak": "peak of (tree bytes + compaction output written so far) / live logical bytes",
+    "space_amp_peak": "peak of (tree bytes + flush and compaction output written so far) / live logical bytes",
+    "space_amp_durable": "Spooky Eq. 1's durable part at the end: (tree bytes - live logical bytes) / live logical "
+    "bytes (obsolete versions and tombstones)",
+    "space_amp_transient_peak": "Spooky Eq. 1's transient part at its peak: flush and compaction output written "
+    "but not yet installed (its inputs still on the device) / live logical bytes at the end",
     "sharing_unconverged_steps": "kernel steps whose CPU/device sharing had not reached its fixed point in the "
     "solver's rounds (their rates are the last round's); 0 in a healthy run",
     "stall_stop_s / stall_slowdown_s": "simulated seconds writes were stopped / slowed down",
@@ -70,6 +77,7 @@ def build_summary(
     live_entries: int,
     latency: list[dict],
     compactions: list[dict],
+    ended_by: str | None = None,
 ) -> dict:
     """The run's scalars (keys: `SUMMARY_DOC`) from its counters, write controller, final tree, device and
     the policy's own figures (prefixed `policy_`)."""
@@ -77,7 +85,8 @@ def build_summary(
     s: dict = {
         "sim_time_s": now,
         "measured_time_s": mt,
-        "completed": bool(finished and now < cfg.sim.max_time * (1 - TIME_EPS)),
+        "completed": bool(ended_by is None and finished and now < cfg.sim.max_time * (1 - TIME_EPS)),
+        "ended_by": ended_by or ("phases" if finished and now < cfg.sim.max_time * (1 - TIME_EPS) else "max_time"),
         "level0_slowdown_writes_trigger": wc.slowdown_trigger,
         "level0_stop_writes_trigger": wc.stop_trigger,
     }
@@ -108,6 +117,8 @@ def build_summary(
             "live_entries": live_entries,
             "space_amp": tree.bytes / logical_bytes if logical_bytes else 0.0,
             "space_amp_peak": n.peak_space / logical_bytes if logical_bytes else 0.0,
+            "space_amp_durable": tree.bytes / logical_bytes - 1.0 if logical_bytes else 0.0,
+            "space_amp_transient_peak": n.peak_transient / logical_bytes if logical_bytes else 0.0,
             "stall_stop_s": n.stop_time,
             "stall_slowdown_s": n.slowdown_time,
             "stall_delay_s": n.delay_time,

@@ -28,7 +28,7 @@ import yaml
 
 from ..atomic import atomic_dir, atomic_write
 from ..errors import LsmsimError
-from ..result import Result
+from ..result import TABLES, Result
 
 PARAM_PREFIX = ""  # parameters keep their names (paths, labels, variant, seed)
 
@@ -145,15 +145,12 @@ class Store:
         return df
 
     def load_point(self, point_id: str) -> dict[str, pd.DataFrame]:
-        """A finished point's DataFrames (timeseries, compactions, latency, requests) and summary."""
+        """A finished point's DataFrames (`lsmsim.result.TABLES`: timeseries, compactions, latency, requests, events)
+        and summary."""
         d = self.points / point_id
         if not d.is_dir():
             raise KeyError(f"{self.root}: no finished point {point_id}")
-        out = {
-            name: pd.read_parquet(d / f"{name}.parquet")
-            for name in ("timeseries", "compactions", "latency", "requests")
-            if (d / f"{name}.parquet").exists()
-        }
+        out = {name: pd.read_parquet(d / f"{name}.parquet") for name in TABLES if (d / f"{name}.parquet").exists()}
         out["summary"] = json.loads((d / "summary.json").read_text())
         return out
 
