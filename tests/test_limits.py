@@ -13,8 +13,8 @@ from tests.conftest import small_config
 INSERTS = [{"operations": 400_000, "mix": {"insert": 1.0}}]  # 400K x ~124 B: ~50 MB of unique keys
 
 
-def _run(**kw):
-    return lsmsim.run(small_config(phases=INSERTS, **kw), ["workload.num=400000"])
+def _run(*sets, **kw):
+    return lsmsim.run(small_config(phases=INSERTS, **kw), ["workload.num=400000", *sets])
 
 
 def test_simple_device_full_ends_the_run_with_an_event():
@@ -66,17 +66,33 @@ def test_open_files_limit_ends_the_run():
 
 
 def test_physical_and_transient_space():
-    """physical = tree + outputs in flight at every sample; the transient peak bounds every sampled transient;
-    durable = space-amp - 1 (Spooky Eq. 1)."""
-    res = _run()
+    """physical = tree + outputs in flight at every sample; Eq. 1's parts over time add up; the transient peak
+    bounds every sampled transient part."""
+    res = _run("sim.sample_interval=0.05")
     s, ts = res.summary, res.timeseries
-    assert s["ended_by"] == "phases"
+    assert s["ended_by"] == "phases" and len(ts) > 50
     assert (ts.physical_bytes == ts.space_bytes + ts.transient_bytes).all() and (ts.transient_bytes >= 0).all()
     assert ts.transient_bytes.max() > 0  # some sample caught a compaction mid-way
-    logical = s["logical_bytes"]
-    assert ts.transient_bytes.max() / logical <= s["space_amp_transient_peak"] + 1e-12
-    assert s["space_amp_transient_peak"] * logical <= s["space_amp_peak"] * logical
+    t = ts[ts.logical_bytes > 0]
+    assert t.space_amp.to_numpy() == pytest.approx((1 + t.space_amp_durable + t.space_amp_transient).to_numpy())
+    assert t.space_amp_transient.max() <= s["space_amp_transient_peak"] + 1e-12
     assert s["space_amp_durable"] == pytest.approx(s["space_amp"] - 1)
+
+
+@pytest.mark.parametrize(
+    "mix, eps",
+    [({"insert": 1.0}, 1), ({"update": 0.6, "delete": 0.4}, 1), ({"update": 0.6, "delete": 0.4}, 4)],
+)
+def test_live_keys_track_the_logical_size(mix, eps):
+    """The bitmap of live keys (lsm/live.py) gives, at the end, exactly the logical size the recorder computes by
+    merging every sample (newest versions, tombstones dropped), with deletes and with sampling; in between it
+    moves with the writes."""
+    phases = [{"operations": 60_000, "mix": {"insert": 1.0}}, {"operations": 60_000, "mix": mix}]
+    res = lsmsim.run(small_config(phases=phases), [f"lsm.entries_per_sample={eps}", "sim.sample_interval=0.02"])
+    s, ts = res.summary, res.timeseries
+    assert ts.logical_bytes.iloc[-1] == s["logical_bytes"] > 0
+    if "delete" in mix:  # deletes of live keys shrink it
+        assert ts.logical_bytes.iloc[-1] < ts.logical_bytes.max()
 
 
 def test_events_table_is_saved(tmp_path):

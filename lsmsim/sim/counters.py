@@ -29,7 +29,7 @@ class Counters:
     delay_total: float = 0.0  # write-seconds spent in those delays
     unconverged_steps: int = 0  # steps whose sharing solve ended before its fixed point (sharing.solve)
     peak_space: float = 0.0  # tree bytes + flush and compaction output written so far, at its peak
-    peak_transient: float = 0.0  # flush and compaction output written so far, at its peak (Spooky Eq. 1)
+    peak_transient_amp: float = 0.0  # output written, not installed, / logical bytes then: its peak (Spooky Eq. 1)
     cpu_busy: dict[str, float] = field(
         default_factory=lambda: {"flush": 0.0, "compaction": 0.0, "foreground": 0.0, "search": 0.0}
     )

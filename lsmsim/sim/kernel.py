@@ -27,6 +27,7 @@ from ..devices.ssd import DeviceFullError
 from ..errors import InvariantError
 from ..lsm.cache import Caches
 from ..lsm.costs import CostTable, build_costs, page_cache_bytes
+from ..lsm.live import LiveKeys
 from ..lsm.tree import Tree
 from ..policies import make_policy
 from ..tolerances import COUNT_EPS, ROUND_EPS, TIME_EPS
@@ -63,7 +64,8 @@ class Simulation:
         self.groups: list[Group] = []
         self.mix: MixConfig | None = None  # the current (after the phases: the last) phase's mix
         jobs: list[Job] = []
-        self.rec = Recorder(cfg, self.env, self.cursor, self.counters, self.tree, self.device, self.wc, jobs)
+        self.live = LiveKeys(w.num, int(lsm.entries_per_sample), w.key_size + w.value_size)  # logical size now
+        self.rec = Recorder(cfg, self.env, self.cursor, self.counters, self.tree, self.device, self.wc, jobs, self.live)
         self.view = SimView(self)
         self.io = IOBatch(self.device)
         self.bg = Background(
@@ -357,7 +359,8 @@ class Simulation:
             self.rec.latency_mass("write", self.stop_episode, self._writer_threads())
             self.stop_episode = 0.0
         transient = limits.in_flight_bytes(self.jobs)  # Spooky's transient space (Eq. 1): outputs not yet installed
-        n.peak_transient = max(n.peak_transient, transient)
+        if self.live.count:
+            n.peak_transient_amp = max(n.peak_transient_amp, transient / self.live.bytes)
         n.peak_space = max(n.peak_space, self.tree.bytes + transient)
         self.io.flush()
         self.device.advance(self.env.now, dt * max(0.0, 1.0 - self.util))
@@ -419,6 +422,7 @@ class Simulation:
     def write_ops(self, n: int) -> None:
         """Insert n writes into the active memtable (fluid and op modes both end here)."""
         samples, value_bytes, _ = self.writes.draw(n, self.seq, self.inserts)
+        self.live.write(samples.keys, samples.tombs)
         self.seq += n
         self.inserts += n
         self.tree.memtable.add(n, value_bytes, samples)

@@ -67,7 +67,7 @@ class Recorder:
     """Samples the run into its tables. It reads the counters, the tree, the device, the write
     controller, the phase cursor and the running jobs it is given, never the kernel itself."""
 
-    def __init__(self, cfg, clock, cursor, counters, tree, device, write_controller, jobs):
+    def __init__(self, cfg, clock, cursor, counters, tree, device, write_controller, jobs, live):
         self.cfg = cfg
         self.clock = clock  # anything with `now` (the SimPy environment)
         self.cursor = cursor
@@ -76,6 +76,7 @@ class Recorder:
         self.device = device
         self.wc = write_controller
         self.running = jobs  # the kernel's job list (read only)
+        self.live = live  # `LiveKeys`: the logical size at any time
         self.interval = cfg.sim.sample_interval
         self.next_sample = 0.0
         self.rows: list[dict] = []
@@ -227,6 +228,13 @@ class Recorder:
         row["transient_bytes"] = limits.in_flight_bytes(self.running)  # Spooky Eq. 1: outputs not yet installed
         row["physical_bytes"] = tree.bytes + row["transient_bytes"]  # Spooky Fig. 7B / 13A
         row["open_files"] = limits.open_files(tree, self.running)  # Spooky Eq. 12, plus outputs and WALs
+        logical = row["logical_bytes"] = self.live.bytes
+        for name, b in (
+            ("", row["physical_bytes"]),
+            ("_durable", tree.bytes - logical),
+            ("_transient", row["transient_bytes"]),
+        ):
+            row[f"space_amp{name}"] = b / logical if logical else float("nan")  # Eq. 1: total = 1 + durable + transient
         h = self._interval_hist
         row["latency_mean_s"] = h.sum / h.total if h.total else float("nan")
         row["latency_p999_s"] = h.percentile(99.9)

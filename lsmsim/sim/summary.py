@@ -39,7 +39,7 @@ SUMMARY_DOC = {
     "space_amp_durable": "Spooky Eq. 1's durable part at the end: (tree bytes - live logical bytes) / live logical "
     "bytes (obsolete versions and tombstones)",
     "space_amp_transient_peak": "Spooky Eq. 1's transient part at its peak: flush and compaction output written "
-    "but not yet installed (its inputs still on the device) / live logical bytes at the end",
+    "but not yet installed (its inputs still on the device) / live logical bytes at that time",
     "sharing_unconverged_steps": "kernel steps whose CPU/device sharing had not reached its fixed point in the "
     "solver's rounds (their rates are the last round's); 0 in a healthy run",
     "stall_stop_s / stall_slowdown_s": "simulated seconds writes were stopped / slowed down",
@@ -118,7 +118,7 @@ def build_summary(
             "space_amp": tree.bytes / logical_bytes if logical_bytes else 0.0,
             "space_amp_peak": n.peak_space / logical_bytes if logical_bytes else 0.0,
             "space_amp_durable": tree.bytes / logical_bytes - 1.0 if logical_bytes else 0.0,
-            "space_amp_transient_peak": n.peak_transient / logical_bytes if logical_bytes else 0.0,
+            "space_amp_transient_peak": n.peak_transient_amp,
             "stall_stop_s": n.stop_time,
             "stall_slowdown_s": n.slowdown_time,
             "stall_delay_s": n.delay_time,
