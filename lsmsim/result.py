@@ -37,8 +37,10 @@ def code_state() -> tuple[str | None, bool]:
     return git("rev-parse", "HEAD"), bool(git("status", "--porcelain"))
 
 
-def provenance(cfg) -> dict:
-    commit, dirty = code_state()
+def provenance(cfg, code: tuple[str | None, bool] | None = None) -> dict:
+    """What made a result: versions, seed, host, and `code` (git commit, uncommitted changes) as the run recorded
+    it, or this process's `code_state()`."""
+    commit, dirty = code if code is not None else code_state()
     return {
         "lsmsim_version": __version__,
         "seed": cfg.seed,
@@ -62,10 +64,20 @@ class Result:
     is kept as it is): a run whose caller reads only the summary never imports pandas."""
 
     def __init__(
-        self, summary: dict, timeseries=None, compactions=None, latency=None, requests=None, events=None, config=None
+        self,
+        summary: dict,
+        timeseries=None,
+        compactions=None,
+        latency=None,
+        requests=None,
+        events=None,
+        config=None,
+        code: tuple[str | None, bool] | None = None,
     ):
         self.summary = summary
         self.config = config
+        # (commit, dirty) of the code that ran, recorded where it ran: a sweep worker's result is saved by the parent
+        self.code = code
         self._tables: dict[str, Any] = dict(zip(TABLES, (timeseries, compactions, latency, requests, events)))
 
     def _table(self, name: str) -> pd.DataFrame:
@@ -112,7 +124,8 @@ class Result:
             cfg = self.config.model_dump(mode="json")
             atomic_write(out / "config.yaml", lambda p: Path(p).write_text(yaml.safe_dump(cfg, sort_keys=False)))
             atomic_write(
-                out / "provenance.json", lambda p: Path(p).write_text(json.dumps(provenance(self.config), indent=2))
+                out / "provenance.json",
+                lambda p: Path(p).write_text(json.dumps(provenance(self.config, self.code), indent=2)),
             )
         return out
 

@@ -1,5 +1,7 @@
 """Result's exploration views: plot kinds, HTML and text representations."""
 
+import json
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -103,9 +105,10 @@ def test_tables_built_on_first_read_match_the_summary(result):
     assert result.timeseries is result.timeseries  # built once
 
 
-def test_provenance_names_the_code_the_run_started_with(monkeypatch):
+def test_provenance_names_the_code_the_run_started_with(monkeypatch, tmp_path):
     """The commit is read when the simulation starts (once per process), not when the result is saved: a long
-    run saved after a later commit still names the code it ran."""
+    run saved after a later commit still names the code it ran, also when another process saves it (a sweep's
+    parent saves what its workers ran)."""
     from types import SimpleNamespace
 
     from lsmsim import result as R
@@ -121,5 +124,8 @@ def test_provenance_names_the_code_the_run_started_with(monkeypatch):
         r = lsmsim.run(small_config())
         head["commit"] = "bbbb"  # a commit lands while the run is being saved
         assert R.provenance(r.config)["git_commit"] == "aaaa"
+        R.code_state.cache_clear()  # the saving process never ran a simulation: its own state is bbbb
+        r.save(tmp_path)
+        assert json.loads((tmp_path / "provenance.json").read_text())["git_commit"] == "aaaa"
     finally:
         R.code_state.cache_clear()

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..lsm.merge import dedup_versions, merge_samples
 from ..lsm.sstable import Samples
-from ..result import Result
+from ..result import Result, code_state
 from ..tolerances import ROUND_EPS, TIME_EPS
 from . import limits, queueing
 from .summary import build_summary
@@ -341,4 +341,5 @@ class Recorder:
             requests=getattr(self, "request_samples", None),
             events=self.events,
             config=self.cfg,
+            code=code_state(),  # read when the simulation started (simulate), in the process that ran it
         )
