@@ -138,7 +138,16 @@ def test_policy_files_agree():
     for s, v in files.items():
         arc = dict(v["ARC"]["policy"])
         stats[s] = arc.pop("stats_operations")
-        assert arc == {"name": "arce", "num_levels": 4, "reselect_d": 0.1, "max_iter": 400, "phi": 0.5}
+        # Sec. 5: 4 levels, I_r = 12 us and I_w = 15 us as the paper sets them (R22), d = 0.1, MaxIterTime 400
+        assert arc == {
+            "name": "arce",
+            "num_levels": 4,
+            "reselect_d": 0.1,
+            "max_iter": 400,
+            "phi": 0.5,
+            "I_r": "12us",
+            "I_w": "15us",
+        }
         assert {k: x for k, x in v.items() if k != "ARC"} == {k: x for k, x in files["default"].items() if k != "ARC"}
     assert stats == {"default": "25K", "quick": 2500, "paper": "1M"}
 

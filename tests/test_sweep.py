@@ -282,6 +282,42 @@ def test_a_killed_worker_is_replaced_and_its_point_retried(tmp_path):
     assert len(tbl) == 4 and (tbl.status == "ok").all()
 
 
+def _blocked_sender(conn, marker):
+    """A sweep worker whose result does not fit the pipe to a pool being torn down: concurrent.futures'
+    _sendback_result retries the put after any BaseException, so a SIGTERM that raised SystemExit would only
+    block it again."""
+    from lsmsim.sweeps import executors
+
+    executors._warm()
+    executors._marker = Path(marker)
+    Path(marker).touch()
+    big = b"x" * (1 << 24)  # far beyond a pipe's buffer; nobody reads
+    try:
+        conn.send_bytes(big)
+    except BaseException:
+        conn.send_bytes(big)
+
+
+def test_a_worker_blocked_sending_its_result_exits_on_sigterm(tmp_path):
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    reader, writer = ctx.Pipe(duplex=False)
+    marker = tmp_path / "p.123"
+    proc = ctx.Process(target=_blocked_sender, args=(writer, str(marker)))
+    proc.start()
+    assert _wait_for(lambda: marker.exists())
+    time.sleep(0.5)  # let it block in the write
+    proc.terminate()
+    proc.join(timeout=20)
+    try:
+        assert proc.exitcode == 143 and not marker.exists()
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        reader.close()
+
+
 def test_dask_executor_matches_local(tmp_path):
     f = write(
         tmp_path, spec(variants={"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}})

@@ -32,9 +32,10 @@ def run_point(config: dict, marker_dir: str | None = None, point_id: str = "") -
     """Simulate one point. Exceptions come back as an Outcome (the sweep records them and goes on);
     `marker_dir` gets a file naming this process while it runs, so a worker that dies is blamed on
     the point it was running."""
+    global _marker
     marker = None
     if marker_dir:
-        marker = Path(marker_dir) / f"{point_id}.{os.getpid()}"
+        marker = _marker = Path(marker_dir) / f"{point_id}.{os.getpid()}"
         marker.touch()
     t = time.perf_counter()
     try:
@@ -46,18 +47,31 @@ def run_point(config: dict, marker_dir: str | None = None, point_id: str = "") -
     finally:
         if marker is not None:
             marker.unlink(missing_ok=True)
+            _marker = None
+
+
+_marker: Path | None = None  # the running point's marker (run_point), for the SIGTERM handler
+
+
+def _terminated(*_):
+    """SIGTERM: remove the running point's marker (only the point whose worker died is blamed) and exit at once.
+    Not sys.exit: a SystemExit raised while the worker blocks sending a result back is caught by
+    concurrent.futures' _sendback_result, which blocks again on the full pipe of a pool that is being torn down,
+    and the worker never exits (a sweep whose worker was killed then hung at exit)."""
+    m = _marker
+    if m is not None:
+        m.unlink(missing_ok=True)
+    os._exit(143)
 
 
 def _warm():
     """Import the simulator once per worker, before points arrive; Ctrl-C is the sweep process's
     to handle (it stops the workers), so workers ignore SIGINT."""
     import signal
-    import sys
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # the pool SIGTERMs the survivors when one worker dies: exit cleanly so their running-point
-    # markers are removed and only the point whose worker died is blamed
-    signal.signal(signal.SIGTERM, lambda *a: sys.exit(143))
+    # the pool SIGTERMs the survivors when one worker dies: they leave at once, their markers removed
+    signal.signal(signal.SIGTERM, _terminated)
     import lsmsim.sim.kernel  # noqa: F401
 
 
