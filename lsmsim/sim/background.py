@@ -135,11 +135,14 @@ class Background:
 
     def finish(self, job: Job) -> None:
         """Install a finished job's outputs, tell the device and the policy."""
-        self.jobs.remove(job)
         if job.kind == "search":  # CPU only: nothing to install
+            self.jobs.remove(job)
             self.policy.on_search_done(self.view)
             return
-        self.io.flush()  # the job's last bytes reach the device before its files close
+        # the job's last bytes reach the device before its files close; a full device ends the run here with the
+        # job still listed as running (sim/limits.py's event row)
+        self.io.flush()
+        self.jobs.remove(job)
         for f in job.outputs:
             self.device.file_written(f.id, f.bytes)
         if job.memtable is not None:  # a flush
