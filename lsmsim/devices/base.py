@@ -15,7 +15,13 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from ..errors import LsmsimError
 from ..fields import Bandwidth, Section
+
+
+class DeviceFullError(LsmsimError):
+    """A device model ran out of logical capacity (files, WAL, outputs in flight). The kernel ends the run there
+    (sim/limits.py), as Spooky's runs crashed."""
 
 
 class DeviceOptions(Section):

@@ -23,13 +23,13 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from .. import units
-from ..errors import ConfigError, LsmsimError
+from ..errors import ConfigError
 from ..fields import Bandwidth, Bytes, Duration, OpRate, Section
 from ..ssd.alloc import DeviceFullError as _AllocFull
 from ..ssd.alloc import ExtentAllocator
 from ..ssd.ftl import FTL, FTLConfig
 from ..ssd.timing import KIB4, DriveModel
-from .base import Device, DeviceOptions
+from .base import Device, DeviceFullError, DeviceOptions
 from .registry import register
 
 
@@ -193,10 +193,6 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
 
 
 # ---------------------------------------------------------------- the device
-class DeviceFullError(LsmsimError):
-    """The tree (plus in-flight compaction outputs) outgrew the device's logical capacity."""
-
-
 def _pages_of(extents: list[tuple[int, int]]) -> np.ndarray:
     """The logical pages of (start, length) extents, in order."""
     if len(extents) == 1:

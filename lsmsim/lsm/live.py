@@ -48,9 +48,5 @@ class LiveKeys:
             self.count += int(_apply(self.bits, keys, tombs))
 
     @property
-    def entries(self) -> int:
-        return self.count * self.eps
-
-    @property
     def bytes(self) -> float:
         return self.count * self.eps * self.entry_bytes

@@ -23,7 +23,7 @@ import simpy
 
 from ..config import Config, MixConfig
 from ..devices import make_device
-from ..devices.ssd import DeviceFullError
+from ..devices.base import DeviceFullError
 from ..errors import InvariantError
 from ..lsm.cache import Caches
 from ..lsm.costs import CostTable, build_costs, page_cache_bytes

@@ -82,11 +82,12 @@ def build_summary(
     """The run's scalars (keys: `SUMMARY_DOC`) from its counters, write controller, final tree, device and
     the policy's own figures (prefixed `policy_`)."""
     mt = n.measured_time
+    ended_by = ended_by or ("phases" if finished and now < cfg.sim.max_time * (1 - TIME_EPS) else "max_time")
     s: dict = {
         "sim_time_s": now,
         "measured_time_s": mt,
-        "completed": bool(ended_by is None and finished and now < cfg.sim.max_time * (1 - TIME_EPS)),
-        "ended_by": ended_by or ("phases" if finished and now < cfg.sim.max_time * (1 - TIME_EPS) else "max_time"),
+        "completed": ended_by == "phases",
+        "ended_by": ended_by,
         "level0_slowdown_writes_trigger": wc.slowdown_trigger,
         "level0_stop_writes_trigger": wc.stop_trigger,
     }
