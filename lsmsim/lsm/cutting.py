@@ -6,6 +6,9 @@ the merged samples' keys and real bytes. Three rules:
 - `BySize(target)`: a file ends once it holds `target` bytes (RocksDB's plain size cut).
 - `AtKeys(keys, target)`: a file also ends before each of `keys` (a partitioned merge cuts at the
   next level's file boundaries or at fixed key ranges, as Spooky's does; PVLDB'22 §4).
+- `SplitEvenly(max_bytes)`: the fewest files of at most `max_bytes` each, of equal size (Spooky's
+  partitioned merge into the largest level: an output projected above file_max is split in two
+  equal files, §4.1).
 - `RocksDBLevelCut`: RocksDB 7.8's `CompactionOutputs::ShouldStopBefore`
   (db/compaction/compaction_outputs.cc) for leveled compaction, with
   `level_compaction_dynamic_file_size` (default true since 7.8.0): a non-bottommost output may
@@ -83,6 +86,24 @@ class AtKeys:
             else:
                 out.append(a + size_starts(sample_bytes[a:z], self.target))
         return np.concatenate(out)
+
+
+@dataclass(frozen=True)
+class SplitEvenly:
+    """ceil(total / max_bytes) files of equal bytes (one file when the output fits in max_bytes)."""
+
+    max_bytes: float
+
+    def starts(self, keys: np.ndarray, sample_bytes: np.ndarray) -> np.ndarray:
+        cum = np.cumsum(sample_bytes)
+        total = float(cum[-1]) if len(cum) else 0.0
+        n = max(1, int(np.ceil(total / self.max_bytes))) if self.max_bytes > 0 else 1
+        if n == 1:
+            return np.zeros(1, np.int64)
+        # file k starts at the first sample whose bytes before it reach k * total / n
+        before = cum - sample_bytes
+        cuts = np.searchsorted(before, total * np.arange(1, n) / n, side="left")
+        return np.unique(np.concatenate([[0], cuts[(cuts > 0) & (cuts < len(keys))]])).astype(np.int64)
 
 
 @numba.njit(cache=True)

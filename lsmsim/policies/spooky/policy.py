@@ -1,0 +1,277 @@
+"""The `spooky` compaction policy: Spooky's generalized merge workflow (Dayan et al., PVLDB'22 Algorithm 2; X = L-1
+is 2L-Spooky, Algorithm 1; X = L is Full Merge), as its RocksDB implementation runs it (§5).
+
+Three kinds of compaction may run at once (§5 "Concurrency"), each on its own compaction thread and each with up to
+`subcompactions` threads:
+- the *full preemptive merge*: when rLevel 0 holds alpha free files, all data of levels 0..q-1 with the level-q
+  files they overlap merges into level q, the smallest level 1 <= q <= X that would not reach capacity
+  (`Shape.preemptive_target`). For q < X the output is one file; for q = X it is a *dividing merge*, whose output
+  is cut at the largest level's file boundaries (Alg. 2 lines 3-8). Level-q files the new data does not overlap
+  stay as they are (§4.3, Fig. 11B: a flush that intersects nothing at level 1 becomes its own file);
+- the *partitioned preemptive merge*: once N_X >= C_X, the target z is the smallest level X+1 <= z <= L that would
+  not reach capacity with all of levels X..z in it (else L), and one group of intersecting files of levels X..z
+  at a time merges into z, in key order (`groups.py`); into z < L the output is cut at the largest level's file
+  boundaries, into L it is split evenly into files of at most file_max = C_X = N_L / T^(L-X) (Alg. 2 lines 9-17);
+- the *rLevel-0 compaction*: while the full-merge slot is busy (or waits for the partitioned merge, below), alpha or
+  more consecutive flush-sized rLevel-0 files not being merged compact into one rLevel-0 file (§5 "Avoiding
+  Stalling").
+
+Readings (see also levels.py):
+- A dividing merge rewrites all of level X and a partitioned merge reads it group by group, so they never overlap
+  in time ("A dividing merge and a partitioned merge never occur at the same time", §4.1): while a partitioned
+  merge runs, a full merge whose target would be X waits, and rLevel 0 may compact within itself meanwhile (the
+  paper names only a running full merge as the occasion; waiting for a partitioned merge stalls rLevel 0 the same
+  way, and the goal it states is not to stall).
+- The tree evolves (Alg. 2 lines 18-23) when a partitioned merge into L has processed its last group, and after a
+  full merge into L when X = L; the listing indents these lines under each group, the prose says "after a
+  partitioned merge". A new level takes the largest level's run unchanged (a trivial move down: "the run at the
+  previously largest level is placed at the new largest level"); a level is removed by moving the largest run up
+  once level L-1 is empty (after the next partitioned merge into L, if it is not).
+- The files rLevel 0 counts toward alpha are RocksDB's (`level0_file_num_compaction_trigger`); beta and gamma are
+  `lsm.level0_slowdown_writes_trigger` and `lsm.level0_stop_writes_trigger` (the paper's 4 and 9).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from ...lsm.cutting import AtKeys, SplitEvenly
+from ...lsm.sstable import Run, SSTFile
+from ...lsm.tree import Tree
+from ..base import Compaction, Policy, PolicyOptions
+from ..registry import register
+from ..view import View
+from ..write_control import WriteControl
+from .groups import boundaries, next_group
+from .levels import Shape, parse_x
+
+FULL, DIVIDING, GROUP, L0, MOVE = "full", "dividing", "partitioned", "rlevel0", "evolve"
+
+
+class SpookyOptions(PolicyOptions):
+    """Spooky (PVLDB'22 Alg. 2): full preemptive merge above X, dividing merge into X, partitioned merge below."""
+
+    name: Literal["spooky"]
+    size_ratio: float = Field(5.0, gt=1, description="T (the paper's runs use 5; Fig. 1 uses 10).")
+    X: int | str = Field(
+        "L-2",
+        description="The level dividing merges go into: a level >= 1, or 'L-k' (L-1 is 2L-Spooky, L is Full Merge).",
+    )
+    level0_file_num_compaction_trigger: int = Field(4, ge=1, description="alpha: rLevel-0 files that start a merge.")
+    l0_compactions: bool = Field(True, description="rLevel-0 compactions while the full-merge slot is busy (§5).")
+    subcompactions: int = Field(1, ge=1, description="Threads each compaction may use (RocksDB subcompactions).")
+
+    @field_validator("X")
+    @classmethod
+    def _x_form(cls, v):
+        parse_x(v)
+        return v
+
+
+@register
+class Spooky(Policy):
+    name = "spooky"
+    Options = SpookyOptions
+
+    def __init__(self, options, lsm):
+        super().__init__(options, lsm)
+        T = float(options.size_ratio)
+        self.shape = Shape(T=T, L=1, C_L=T * float(lsm.write_buffer_size))
+        self.x_spec = parse_x(options.X)
+        self.alpha = options.level0_file_num_compaction_trigger
+        self.write_control = WriteControl(compaction_trigger=self.alpha)
+        self.pass_: tuple[int, int] | None = None  # (X, z) of the partitioned merge under way
+        self.evolve = 0  # +1 / -1: a level to add / remove before anything else
+        self.counts = {FULL: 0, DIVIDING: 0, GROUP: 0, L0: 0, "passes": 0, "levels_added": 0, "levels_removed": 0}
+
+    # ---------------------------------------------------------------- what is where
+    @property
+    def L(self) -> int:
+        return self.shape.L
+
+    def X(self) -> int:
+        return self.shape.x(self.x_spec)
+
+    def file_max(self, tree: Tree) -> float:
+        """file_max = C_X = N_L / T^(L-X): the largest level's file size (§4.2)."""
+        return self.shape.capacity(self.X(), tree.level_bytes(self.L))
+
+    def _running(self, view: View, kind: str) -> bool:
+        return any(j.compaction.tag == kind for j in view.running)
+
+    # ---------------------------------------------------------------- picking
+    def needs_compaction(self, view: View) -> bool:
+        return self._plan(view)[0] is not None
+
+    def pick(self, view: View) -> Compaction | None:
+        c, pass_ = self._plan(view)
+        if pass_ != self.pass_:
+            self.pass_ = pass_
+            self.counts["passes"] += pass_ is not None
+        return c
+
+    def _plan(self, view: View) -> tuple[Compaction | None, tuple[int, int] | None]:
+        """The next compaction and the partitioned merge's (X, z) it implies; changes nothing."""
+        tree = view.tree
+        if self.evolve:
+            move = self._evolution_move(tree)
+            if move is not None or self._running(view, GROUP):
+                return move, self.pass_
+        pass_ = self.pass_
+        if pass_ is None and not self._running(view, DIVIDING):
+            pass_ = self._pass_due(tree)
+        full, waiting = self._full_merge(view, pass_)
+        if full is not None:
+            return full, pass_
+        if pass_ is not None and not self._running(view, GROUP):
+            group = self._group(tree, pass_)
+            if group is not None:
+                return group, pass_
+        if self.options.l0_compactions and not self._running(view, L0) and (waiting or self._running_full(view)):
+            return self._l0_compaction(tree), pass_
+        return None, pass_
+
+    def _running_full(self, view: View) -> bool:
+        return self._running(view, FULL) or self._running(view, DIVIDING)
+
+    def _pass_due(self, tree: Tree) -> tuple[int, int] | None:
+        """(X, z) when level X has reached capacity (Alg. 2 line 9), else None."""
+        x, L = self.X(), self.L
+        n_l = tree.level_bytes(L)
+        if x >= L or tree.level_bytes(x) < self.shape.capacity(x, n_l) or not tree.level_bytes(x):
+            return None
+        n = [float(tree.level_bytes(i)) for i in range(L + 1)]
+        return x, self.shape.preemptive_target(n, x, x + 1, L, n_l)
+
+    def _full_merge(self, view: View, pass_: tuple[int, int] | None) -> tuple[Compaction | None, bool]:
+        """The full preemptive or dividing merge rLevel 0 starts, and whether one is due but must wait."""
+        tree = view.tree
+        if self._running_full(view):
+            return None, False
+        l0 = []
+        for run in reversed(tree.runs_at(0)):  # oldest first; stop at a file an rLevel-0 compaction holds
+            if not self.free(run.files):
+                break
+            l0.extend(run.files)
+        if len(l0) < self.alpha:
+            return None, False
+        x, L = self.X(), self.L
+        n = [float(tree.level_bytes(i)) for i in range(L + 1)]
+        n[0] = float(sum(f.bytes for f in l0))
+        q = self.shape.preemptive_target(n, 0, 1, x, n[L])
+        if q == x and x < L and pass_ is not None:
+            return None, True  # level X belongs to the partitioned merge until it ends
+        upper = l0 + [f for i in range(1, q) for f in tree.files_at(i)]
+        lo, hi = min(f.min_key for f in upper), max(f.max_key for f in upper)
+        target = self._run(tree, q)
+        below = target.overlapping(lo, hi) if target is not None else []
+        inputs = upper + below
+        if not self.free(inputs):
+            return None, True
+        kind = DIVIDING if q == x and x < L else FULL
+        return (
+            Compaction(
+                inputs=inputs,
+                output_level=q,
+                target_run=target,
+                cut=AtKeys(boundaries(tree, L)) if kind == DIVIDING else None,
+                reason=f"{kind} L0..L{q}",
+                io_class="compaction_l0" if q == 1 else "compaction",
+                threads=self.options.subcompactions,
+                tag=kind,
+            ),
+            False,
+        )
+
+    def _group(self, tree: Tree, pass_: tuple[int, int]) -> Compaction | None:
+        """The next group of the partitioned merge (X, z)."""
+        x, z = pass_
+        L = self.L
+        file_max = self.file_max(tree) if z == L else None
+        cuts = boundaries(tree, L)
+        group = next_group(tree, x, z, cuts, file_max)
+        if group is None or not self.free(group.inputs):
+            return None
+        return Compaction(
+            inputs=group.inputs,
+            output_level=z,
+            target_run=self._run(tree, z),
+            cut=SplitEvenly(file_max) if file_max is not None else AtKeys(cuts),
+            reason=f"partitioned L{x}..L{z}",
+            threads=self.options.subcompactions,
+            tag=GROUP,
+            start_level=x,
+        )
+
+    def _l0_compaction(self, tree: Tree) -> Compaction | None:
+        """alpha or more of the youngest consecutive free rLevel-0 files of about a flush's size, into one (§5)."""
+        cap = 2.0 * (self.flush_bytes_avg or self.lsm.write_buffer_size)
+        files: list[SSTFile] = []
+        for run in tree.runs_at(0):  # youngest first
+            if not self.free(run.files) or run.bytes > cap:
+                break
+            files.extend(run.files)
+        if len(files) < self.alpha:
+            return None
+        return Compaction(inputs=files, output_level=0, reason="rLevel-0", io_class="compaction_l0", tag=L0)
+
+    def _evolution_move(self, tree: Tree) -> Compaction | None:
+        """The trivial move that adds (the largest run goes down) or removes (it goes up) a level."""
+        L = self.L
+        files = tree.files_at(L)
+        if not files or not self.free(files):
+            return None
+        if self.evolve < 0 and tree.level_bytes(L - 1):
+            return None  # level L-1 still holds data: wait for it to drain into L
+        return Compaction(
+            inputs=files,
+            output_level=L + self.evolve,
+            trivial_move=True,
+            reason="add level" if self.evolve > 0 else "remove level",
+            tag=MOVE,
+        )
+
+    @staticmethod
+    def _run(tree: Tree, level: int) -> Run | None:
+        runs = tree.runs_at(level)
+        return runs[0] if runs else None
+
+    # ---------------------------------------------------------------- callbacks
+    def on_compaction_done(self, view: View, compaction: Compaction) -> None:
+        kind = compaction.tag
+        if kind == MOVE:
+            if self.evolve > 0:
+                self.shape.grow()
+                self.counts["levels_added"] += 1
+            else:
+                self.shape.shrink()
+                self.counts["levels_removed"] += 1
+            self.evolve = 0
+            return
+        if kind in self.counts:
+            self.counts[kind] += 1
+        tree = view.tree
+        if kind == GROUP and self.pass_ is not None:
+            x, z = self.pass_
+            if not any(tree.runs_at(i) for i in range(x, z)):
+                self.pass_ = None  # the partitioned merge has processed its last group
+                if z == self.L:
+                    self.evolve = self.shape.evolution(tree.level_bytes(self.L))
+        elif kind == FULL and compaction.output_level == self.L:
+            self.evolve = self.shape.evolution(tree.level_bytes(self.L))
+
+    def summary(self) -> dict:
+        return {
+            "levels": self.L,
+            "largest_level_capacity": self.shape.C_L,
+            "X": self.X(),
+            "full_merges": self.counts[FULL],
+            "dividing_merges": self.counts[DIVIDING],
+            "partitioned_merges": self.counts["passes"],
+            "partitioned_groups": self.counts[GROUP],
+            "rlevel0_compactions": self.counts[L0],
+            "levels_added": self.counts["levels_added"],
+            "levels_removed": self.counts["levels_removed"],
+        }
