@@ -30,6 +30,11 @@ class Counters:
     unconverged_steps: int = 0  # steps whose sharing solve ended before its fixed point (sharing.solve)
     peak_space: float = 0.0  # tree bytes + flush and compaction output written so far, at its peak
     peak_transient_amp: float = 0.0  # output written, not installed, / logical bytes then: its peak (Spooky Eq. 1)
+    # the same peaks since the last timeseries sample (the recorder resets them): a sample between two steps
+    # would miss a compaction's last output bytes, which are the peak (Spooky Fig. 7B's sawtooth)
+    window_peak_physical: float = 0.0
+    window_peak_space_amp: float = 0.0
+    window_peak_transient_amp: float = 0.0
     cpu_busy: dict[str, float] = field(
         default_factory=lambda: {"flush": 0.0, "compaction": 0.0, "foreground": 0.0, "search": 0.0}
     )

@@ -359,9 +359,13 @@ class Simulation:
             self.rec.latency_mass("write", self.stop_episode, self._writer_threads())
             self.stop_episode = 0.0
         transient = limits.in_flight_bytes(self.jobs)  # Spooky's transient space (Eq. 1): outputs not yet installed
+        physical = self.tree.bytes + transient
         if self.live.count:
             n.peak_transient_amp = max(n.peak_transient_amp, transient / self.live.bytes)
-        n.peak_space = max(n.peak_space, self.tree.bytes + transient)
+            n.window_peak_transient_amp = max(n.window_peak_transient_amp, transient / self.live.bytes)
+            n.window_peak_space_amp = max(n.window_peak_space_amp, physical / self.live.bytes)
+        n.peak_space = max(n.peak_space, physical)
+        n.window_peak_physical = max(n.window_peak_physical, physical)
         self.io.flush()
         self.device.advance(self.env.now, dt * max(0.0, 1.0 - self.util))
         done = {op: n.ops[op] - self._ops_last[op] for op in n.ops}

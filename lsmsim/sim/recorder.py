@@ -235,6 +235,12 @@ class Recorder:
             ("_transient", row["transient_bytes"]),
         ):
             row[f"space_amp{name}"] = b / logical if logical else float("nan")  # Eq. 1: total = 1 + durable + transient
+        # peaks over the interval this row closes, kernel step by step (a step's end is where outputs peak)
+        row["physical_bytes_peak"] = max(n.window_peak_physical, row["physical_bytes"])
+        now_amp, now_transient = (row["space_amp"], row["space_amp_transient"]) if logical else (0.0, 0.0)
+        row["space_amp_peak"] = max(n.window_peak_space_amp, now_amp)
+        row["space_amp_transient_peak"] = max(n.window_peak_transient_amp, now_transient)
+        n.window_peak_physical = n.window_peak_space_amp = n.window_peak_transient_amp = 0.0
         h = self._interval_hist
         row["latency_mean_s"] = h.sum / h.total if h.total else float("nan")
         row["latency_p999_s"] = h.percentile(99.9)

@@ -213,7 +213,7 @@ class Spooky(Policy):
             if not self.free(run.files) or run.bytes > cap:
                 break
             files.extend(run.files)
-        if len(files) < self.alpha:
+        if len(files) < max(self.alpha, 2):  # merging one file into itself would only rewrite it
             return None
         return Compaction(inputs=files, output_level=0, reason="rLevel-0", io_class="compaction_l0", tag=L0)
 
