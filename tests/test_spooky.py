@@ -286,3 +286,41 @@ def test_partial_merge_write_amp_against_eq5(T, flushes):
     spooky, _ = _wa({"name": "spooky", "size_ratio": T, "X": "L-2", "level0_file_num_compaction_trigger": 1}, flushes)
     full, _ = _wa({"name": "spooky", "size_ratio": T, "X": "L", "level0_file_num_compaction_trigger": 1}, flushes)
     assert full < spooky < partial
+
+
+def test_deletes_remove_a_level():
+    """Alg. 1 lines 15-17: after most keys are deleted the largest level falls below C_L / T and the tree loses a
+    level (its run moves up once level L-1 is empty); the kernel checks the LSM invariants throughout."""
+    phases = [
+        FILL_UPDATE[0],
+        {"name": "delete", "operations": 140_000, "mix": {"delete": 1.0}, "keys": {"distribution": "shuffled"}},
+        {"name": "update", "operations": 50_000, "mix": {"update": 1.0}},
+    ]
+    r = lsmsim.run(small_config({"name": "spooky", "size_ratio": 4, "X": "L-1"}, phases, **SPOOKY_RUN))
+    s = r.summary
+    assert s["policy_levels_removed"] >= 1
+    assert s["policy_levels"] == 1 + s["policy_levels_added"] - s["policy_levels_removed"]
+    assert (r.compactions.reason == "remove level").sum() == s["policy_levels_removed"]
+
+
+def test_a_flush_that_overlaps_nothing_becomes_its_own_file():
+    """§4.3, Fig. 11B: a full preemptive merge leaves out the files of its target level that the new data does not
+    overlap, so a flush into an empty key range joins level 1 as a new small file."""
+    from lsmsim.config import LsmConfig
+    from lsmsim.policies.view import StaticView
+
+    p = Spooky(Spooky.Options(name="spooky", size_ratio=4, X="L"), LsmConfig(write_buffer_size=1000))
+    p.shape = Shape(T=4, L=3, C_L=1e9)
+    tree = (
+        TreeBuilder()
+        .run(0, (0, 100, 10))
+        .run(0, (5, 105, 10))
+        .run(0, (10, 110, 10))
+        .run(0, (15, 115, 10))
+        .run(1, (1000, 2000, 50))
+        .run(3, (0, 90_000, 20_000))
+        .build()
+    )
+    c = p.pick(StaticView(tree))
+    assert c.output_level == 1 and c.target_run is tree.runs_at(1)[0]
+    assert sorted(f.level for f in c.inputs) == [0, 0, 0, 0]  # level 1's file is not rewritten
