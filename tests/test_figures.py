@@ -109,6 +109,16 @@ def test_spooky_fig15_larger_files_need_more_room(quick):
     assert peak["1MB"] > peak["200KB"] > peak["64KiB"] and peak["1MB"] > 1.05 * peak["64KiB"]
 
 
+def test_spooky_fig1_utilization_limits(quick):
+    """Fig. 1: Full Merge cannot store data at 50% utilization; Spooky runs at 80% without GC overhead; Partial
+    Merge's GC write-amp climbs with utilization."""
+    df = pd.read_csv(quick[0] / "figures" / "spooky-fig1.csv").set_index(["granularity", "utilization"])
+    assert (df.loc["Full Merge"].ended_by[df.loc["Full Merge"].index >= 0.5] == "disk_full").all()
+    assert df.loc[("Spooky X=L-2", 0.8)].ended_by == "phases" and df.loc[("Spooky X=L-2", 0.8)].gc_write_amp < 1.05
+    partial = df.loc["Partial Merge"].gc_write_amp
+    assert partial[0.65] > partial[0.3] + 0.1
+
+
 def test_figures_are_resumed_not_rerun(quick):
     root, _ = quick
     points = sorted((root / "results" / "spooky-gc-quick" / "points").glob("*/summary.json"))

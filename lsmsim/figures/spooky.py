@@ -252,3 +252,35 @@ def tuning_x(res):
 )
 def large_files(res):
     return _limits_over_time(res, "policy.target_file_size_base", "file size")
+
+
+@figure(
+    "spooky-fig1",
+    "Spooky Fig. 1: total write-amp (compaction x GC) vs storage utilization, T = 10",
+    "spooky/fig1.yaml",
+    "PVLDB'22 §1/§3, Fig. 1",
+)
+def wa_vs_utilization(res):
+    t = res.table
+    df = pd.DataFrame(
+        {
+            "granularity": t["variant"],
+            "utilization": t["utilization"],
+            "ended_by": t["ended_by"],
+            "compaction_write_amp": t["write_amp"],
+            "gc_write_amp": t["gc_write_amp"],
+            "total_write_amp": t["total_write_amp"],
+        }
+    ).sort_values(["granularity", "utilization"], ignore_index=True)
+    fig = Figure(figsize=(6, 4))
+    ax = fig.subplots()
+    for i, (g, d) in enumerate(df.groupby("granularity", sort=False)):
+        done = d[d.ended_by == "phases"]
+        ax.plot(done.utilization, done.total_write_amp, marker="o", color=f"C{i}", label=g)
+        full = d[d.ended_by != "phases"]
+        ax.scatter(full.utilization, full.total_write_amp, marker="x", color=f"C{i}", label=f"{g}: ran out of space")
+    ax.set(xlabel="storage utilization (logical data / device capacity)", ylabel="total write-amp (Eq. 2)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig, df
