@@ -249,6 +249,12 @@ class KeysConfig(Section):
         gt=0,
         description="Draw from this many hot keys only, spread evenly over the key space (ARCE's multi-version case).",
     )
+    scramble: int = Field(
+        0,
+        ge=0,
+        description="zipfian: which scatter of the ranks over the key space (0 is YCSB's); phases with different "
+        "values move the hot set (Spooky's Zipfian updates, PVLDB'22 §6).",
+    )
 
 
 class MixConfig(Section):

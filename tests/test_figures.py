@@ -119,6 +119,19 @@ def test_spooky_fig1_utilization_limits(quick):
     assert partial[0.65] > partial[0.3] + 0.1
 
 
+def test_spooky_fig13_spooky_against_partial_merge(quick):
+    """Fig. 13: on the same data Spooky needs no more room than Partial Merge (A), its GC overhead is a fraction of
+    Partial Merge's (C) and so is its total write-amp (D); reads beside the writer run faster (E). Full Merge
+    holds less data (369/644). Zipfian updates (G-H, E bottom): reads still faster than Partial Merge's."""
+    t = pd.read_csv(quick[0] / "figures" / "spooky-fig13.csv").set_index("granularity")
+    spooky, partial, full = t.loc["Spooky X=L-2"], t.loc["Partial Merge"], t.loc["Full Merge"]
+    assert spooky.physical_gb_peak <= 1.05 * partial.physical_gb_peak and full.logical_gb < 0.6 * spooky.logical_gb
+    assert spooky.gc_write_amp - 1 < 0.5 * (partial.gc_write_amp - 1)
+    assert spooky.total_write_amp < partial.total_write_amp and spooky.get_ops_per_s > 1.3 * partial.get_ops_per_s
+    z = pd.read_csv(quick[0] / "figures" / "spooky-fig13gh.csv").set_index("granularity")
+    assert z.loc["Spooky X=L-2"].get_ops_per_s > z.loc["Partial Merge"].get_ops_per_s
+
+
 def test_figures_are_resumed_not_rerun(quick):
     root, _ = quick
     points = sorted((root / "results" / "spooky-gc-quick" / "points").glob("*/summary.json"))

@@ -357,3 +357,24 @@ def test_bad_params_rejected():
             K.make_sampler("uniform", bad_num)
     with pytest.raises(ValueError, match="cursor"):
         K.make_sampler("sequential", 10).draw(np.random.default_rng(0), 3, -1)
+
+
+def test_zipfian_scramble_moves_the_hot_set():
+    """`keys.scramble` (Spooky §6's moving hot set): 0 is YCSB's scatter; another value keeps the skew and moves
+    the hottest keys elsewhere."""
+    import numpy as np
+
+    from lsmsim.workloads.keys import ZipfianSampler
+
+    def top(sampler, k=50):
+        keys = sampler.draw(np.random.default_rng(3), 200_000)
+        vals, counts = np.unique(keys, return_counts=True)
+        return set(vals[np.argsort(-counts)[:k]].tolist()), counts.max()
+
+    base = ZipfianSampler(1_000_000, 0.99)
+    same = ZipfianSampler(1_000_000, 0.99, scramble=0)
+    moved = ZipfianSampler(1_000_000, 0.99, scramble=1)
+    rng = np.random.default_rng(1)
+    assert np.array_equal(base.draw(np.random.default_rng(1), 1000), same.draw(rng, 1000))
+    (hot0, max0), (hot1, max1) = top(base), top(moved)
+    assert len(hot0 & hot1) <= 2 and abs(max0 - max1) < 0.05 * max0

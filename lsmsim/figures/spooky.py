@@ -284,3 +284,95 @@ def wa_vs_utilization(res):
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig, df
+
+
+# ---------------------------------------------------------------------------------------------- Fig. 13
+def _over_time_and_table(res):
+    """Per point: the time series of Fig. 13 A-D / G-H and the row of its tables E-F (throughput over the phases
+    after the fill, with the one query thread; p99.9 latency per operation)."""
+    series, table = [], []
+    for _, row in res.table.iterrows():
+        p = res.point(row.point_id)
+        ts, lat = p["timeseries"], p["latency"].set_index("op")
+        series.append(
+            pd.DataFrame(
+                {
+                    "granularity": row.variant,
+                    "time_s": ts["time"],
+                    "phase": ts["phase"],
+                    "physical_gb": ts["physical_bytes_peak"] / 1e9,
+                    "compaction_write_amp": ts["write_amp"],
+                    "gc_write_amp": ts["gc_write_amp"],
+                    "total_write_amp": ts["total_write_amp"],
+                }
+            )
+        )
+        after = ts[ts.phase != "fill"]
+        table.append(
+            {
+                "granularity": row.variant,
+                "logical_gb": float(ts.logical_bytes.iloc[-1]) / 1e9,
+                **{f"{op}_ops_per_s": float(after[f"{op}_ops_per_s"].mean()) for op in ("write", "get", "short_scan")},
+                **{
+                    f"{op}_p999_ms": float(lat.p999_s.get(op, float("nan"))) * 1e3
+                    for op in ("write", "get", "short_scan")
+                },
+                "compaction_write_amp": row.write_amp,
+                "gc_write_amp": row.gc_write_amp,
+                "total_write_amp": row.total_write_amp,
+                "ended_by": row.ended_by,
+            }
+        )
+    return pd.concat(series, ignore_index=True), pd.DataFrame(table)
+
+
+def _lines_by_granularity(axes, df, columns):
+    for ax, (col, label) in zip(axes, columns):
+        for g, d in df.groupby("granularity", sort=False):
+            ax.plot(d.time_s, d[col], label=g)
+        ax.set(xlabel="simulated time (s)", ylabel=label)
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=7)
+
+
+@figure(
+    "spooky-fig13",
+    "Spooky Fig. 13(A-F): uniform updates, physical size, compaction/GC/total write-amp over time, throughput",
+    "spooky/fig13.yaml",
+    "PVLDB'22 §6, Fig. 13(A-F)",
+)
+def uniform_updates(res):
+    series, table = _over_time_and_table(res)
+    fig = Figure(figsize=(16, 3.6))
+    axes = fig.subplots(1, 4)
+    _lines_by_granularity(
+        axes,
+        series,
+        [
+            ("physical_gb", "(A) physical size, peak (GB)"),
+            ("compaction_write_amp", "(B) compaction write-amp"),
+            ("gc_write_amp", "(C) GC write-amp"),
+            ("total_write_amp", "(D) total write-amp"),
+        ],
+    )
+    fig.tight_layout()
+    return fig, table.merge(
+        series.groupby("granularity").physical_gb.max().rename("physical_gb_peak"), on="granularity"
+    )
+
+
+@figure(
+    "spooky-fig13gh",
+    "Spooky Fig. 13(G-H): Zipfian updates with a moving hot set, compaction and total write-amp over time",
+    "spooky/fig13-zipf.yaml",
+    "PVLDB'22 §6, Fig. 13(E bottom, G, H)",
+)
+def zipfian_updates(res):
+    series, table = _over_time_and_table(res)
+    fig = Figure(figsize=(9, 3.6))
+    axes = fig.subplots(1, 2)
+    _lines_by_granularity(
+        axes, series, [("compaction_write_amp", "(G) compaction write-amp"), ("total_write_amp", "(H) total write-amp")]
+    )
+    fig.tight_layout()
+    return fig, table

@@ -74,9 +74,11 @@ def zipf_kernel(u, items, zetan, theta, alpha, eta, mode, modulus, offset, out):
     if mode == 1:
         # Separate pass: fused with the pow loop, the serial pow -> hash ->
         # divide latency chain made scrambling ~2x slower than this.
+        # offset != 0 picks another scatter of the ranks (a moved hot set); 0 is YCSB's
         umod = np.uint64(modulus)
+        shift = np.uint64(offset)
         for i in range(u.size):
-            out[i] = fnv1a64_scalar(out[i]) % umod
+            out[i] = fnv1a64_scalar(out[i] + shift) % umod
 
 
 @numba.njit(cache=True, nogil=True)

@@ -41,7 +41,7 @@ def sampler_for(phase: PhaseConfig, num: int, seed: int = 0) -> KeySampler:
     of H hot keys spread evenly over the key space (key h * (num // H), ArceKV PVLDB'26 Sec. 5.3)."""
     k = phase.keys
     params = {
-        "zipfian": {"theta": k.theta},
+        "zipfian": {"theta": k.theta, "scramble": k.scramble},
         "latest": {"theta": k.theta},
         "normal": {"mean": k.mean, "stddev": k.stddev},
         "shuffled": {"seed": seed},

@@ -172,9 +172,12 @@ class ZipfianSampler(KeySampler):
 
     name = "zipfian"
 
-    def __init__(self, num: int, theta: float = 0.99):
+    def __init__(self, num: int, theta: float = 0.99, scramble: int = 0):
         super().__init__(num)
         self.theta = _check_theta(theta)
+        # scramble s != 0 scatters rank r to fnvhash64(r + s * golden) % num: another hot set of the same skew
+        # (Spooky PVLDB'22 §6: "the hot keys are randomly distributed ... and they change every two hours")
+        self.offset = (int(scramble) * 0x9E3779B97F4A7C15) % 2**63  # the kernel takes an int64
         zipf_params(self.num, self.theta)  # pay zeta(num) once, up front
 
     def draw_ranks(self, rng, n):
@@ -184,7 +187,7 @@ class ZipfianSampler(KeySampler):
 
     def draw(self, rng, n, cursor=0):
         n, _ = _check_draw_args(n, cursor)
-        return _zipf_draw(rng, n, self.num, self.theta, 1, self.num, 0)
+        return _zipf_draw(rng, n, self.num, self.theta, 1, self.num, self.offset)
 
     def hot_fraction(self, fraction):
         """zeta(k, theta) / zeta(num, theta) with k = fraction * num.
@@ -322,7 +325,7 @@ class ShuffledSampler(KeySampler):
 SAMPLERS: dict[str, tuple[type[KeySampler], tuple[str, ...]]] = {
     "uniform": (UniformSampler, ()),
     "sequential": (SequentialSampler, ()),
-    "zipfian": (ZipfianSampler, ("theta",)),
+    "zipfian": (ZipfianSampler, ("theta", "scramble")),
     "latest": (LatestSampler, ("theta",)),
     "normal": (NormalSampler, ("mean", "stddev")),
     "shuffled": (ShuffledSampler, ("seed",)),
@@ -338,7 +341,7 @@ def _describe_samplers() -> str:
 def make_sampler(name: str, num: int, **params) -> KeySampler:
     """Build a key sampler by name over keys [0, num).
 
-    Names/params: uniform, sequential, zipfian(theta=0.99),
+    Names/params: uniform, sequential, zipfian(theta=0.99, scramble=0),
     latest(theta=0.99), normal(mean=0.5, stddev=0.1), shuffled(seed=0).
     """
     if name not in SAMPLERS:
