@@ -324,3 +324,27 @@ def test_a_flush_that_overlaps_nothing_becomes_its_own_file():
     c = p.pick(StaticView(tree))
     assert c.output_level == 1 and c.target_run is tree.runs_at(1)[0]
     assert sorted(f.level for f in c.inputs) == [0, 0, 0, 0]  # level 1's file is not rewritten
+
+
+@pytest.mark.parametrize("layout", ["lazy_leveling", "tiering"])
+def test_lazy_leveling_and_tiering_layouts(layout):
+    """§4.4 / Fig. 12, 14(A-C): tiered levels from X lower write-amp below leveling's at the same X; lazy leveling
+    keeps leveling's durable space-amp bound, tiering trades durable space for it; both keep Spooky's small
+    transient space-amp. The kernel checks the LSM invariants after every job (runs of a tiered level in age
+    order, each group's output joining the run its pass builds)."""
+    T = 4
+    cfg = small_config({"name": "spooky", "size_ratio": T, "X": "L-2"}, SHORT, **SPOOKY_RUN)
+    cfg["sim"].update(check_invariants=False, sample_interval="0.1s")
+    leveling = lsmsim.run(cfg)
+    cfg["sim"]["check_invariants"] = True
+    r = lsmsim.run(cfg, [f"policy.layout={layout}"])
+    s, ts = r.summary, r.timeseries
+    u = ts[ts.phase == "update"]
+    L, x = s["policy_levels"], s["policy_X"]
+    assert s["write_amp"] < 0.9 * leveling.summary["write_amp"]
+    assert u.space_amp_transient_peak.max() < 2 * T ** -(L - x) + 0.05
+    assert (u[[f"runs_L{i}" for i in range(x, L)]].max() > 1).any()  # tiered levels do hold several runs
+    if layout == "lazy_leveling":
+        assert u.space_amp_durable.max() <= 1.1 / (T - 1) and (u[f"runs_L{L}"] <= 1).all()
+    else:
+        assert u.space_amp_durable.max() > 1 / (T - 1) and u[f"runs_L{L}"].max() > 1

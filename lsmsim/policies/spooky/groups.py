@@ -89,15 +89,18 @@ def _closure(runs: list[Run], files: list[SSTFile]) -> list[SSTFile]:
         lo, hi = new_lo, new_hi
 
 
-def next_group(tree: Tree, x: int, z: int, cuts: np.ndarray, file_max: float | None) -> Group | None:
+def next_group(
+    tree: Tree, x: int, z: int, cuts: np.ndarray, file_max: float | None, merge_target: bool = True
+) -> Group | None:
     """The next group of a partitioned merge from level x into level z, or None when levels x..z-1 are empty.
 
-    `file_max` (z = L only) turns on seamless adaptation's merging of adjacent partitions."""
+    `file_max` (z = L only) turns on seamless adaptation's merging of adjacent partitions. Without `merge_target`
+    (a tiered level z, §4.4) the group's output is a new run and level z's files are not among its inputs."""
     upper = [r for i in range(x, z) for r in tree.runs_at(i)]
     start = first_upper_key(upper)
     if start is None:
         return None
-    spanned = upper + tree.runs_at(z)
+    spanned = upper + (tree.runs_at(z) if merge_target else [])
     j = partition_of(cuts, start)
     group = Group(_closure(spanned, _files_in(upper, *partition_range(cuts, j))), j, j)
     if file_max is None:

@@ -15,6 +15,15 @@ Three kinds of compaction may run at once (§5 "Concurrency"), each on its own c
 - the *rLevel-0 compaction*: while a full preemptive (or dividing) merge runs, alpha or more consecutive
   flush-sized rLevel-0 files not being merged compact into one rLevel-0 file (§5 "Avoiding Stalling").
 
+Layouts (§4.4, Fig. 12): with `layout: lazy_leveling` levels X..L-1 are tiered: a dividing merge adds a new run to
+level X (partitioned at the largest level's boundaries) instead of merging with it, and a partitioned merge draws
+each group from every run of levels X..z-1 and merges it with the largest level's file (z = L) or writes it as part
+of a new run (tiered z < L). With `layout: tiering` level L is tiered too: a partitioned merge into L adds one run
+to it, group by group, partitioned at the boundaries of its oldest run; when N_L >= C_L the level's runs merge,
+group by group at those boundaries, into one run of a new largest level, split evenly into files of at most
+file_max (so that its boundaries in turn partition the runs that follow). Levels 1..X-1 stay full-merge levels
+in every layout (Fig. 12: "each dividing merge compacts all data at Levels 0 to L-2").
+
 Readings (see also levels.py):
 - A dividing merge rewrites all of level X and a partitioned merge reads it group by group, so they never overlap
   in time ("A dividing merge and a partitioned merge never occur at the same time", §4.1): while a partitioned
@@ -25,15 +34,20 @@ Readings (see also levels.py):
   full merge into L when X = L; the listing indents these lines under each group, the prose says "after a
   partitioned merge". A new level takes the largest level's run unchanged (a trivial move down: "the run at the
   previously largest level is placed at the new largest level"); a level is removed by moving the largest run up
-  once level L-1 is empty (after the next partitioned merge into L, if it is not).
+  once level L-1 is empty (after the next partitioned merge into L, if it is not). A tiered largest level of several
+  runs is not removed (its runs cannot become one run without a merge).
+- A partitioned merge keeps the partition boundaries it started with: the groups it has not reached keep theirs
+  (only a merge into L changes L's files, and only in the partitions it has processed).
 - The files rLevel 0 counts toward alpha are RocksDB's (`level0_file_num_compaction_trigger`); beta and gamma are
   `lsm.level0_slowdown_writes_trigger` and `lsm.level0_stop_writes_trigger` (the paper's 4 and 9).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
 from pydantic import Field, field_validator
 
 from ...lsm.cutting import AtKeys, SplitEvenly
@@ -49,6 +63,18 @@ from .levels import Shape, parse_x
 FULL, DIVIDING, GROUP, L0, MOVE = "full", "dividing", "partitioned", "rlevel0", "evolve"
 
 
+@dataclass(eq=False)
+class Pass:
+    """A partitioned merge under way: from level x into level z, at the partition boundaries it started with, and
+    (into a tiered level) the run its groups are building."""
+
+    x: int
+    z: int
+    cuts: np.ndarray
+    split: bool  # outputs split evenly into files of at most file_max (into a leveled L, or a tiered L's merge-down)
+    out_run: Run | None = None
+
+
 class SpookyOptions(PolicyOptions):
     """Spooky (PVLDB'22 Alg. 2): full preemptive merge above X, dividing merge into X, partitioned merge below."""
 
@@ -61,6 +87,9 @@ class SpookyOptions(PolicyOptions):
     level0_file_num_compaction_trigger: int = Field(4, ge=1, description="alpha: rLevel-0 files that start a merge.")
     l0_compactions: bool = Field(True, description="rLevel-0 compactions while the full-merge slot is busy (§5).")
     subcompactions: int = Field(1, ge=1, description="Threads each compaction may use (RocksDB subcompactions).")
+    layout: Literal["leveling", "lazy_leveling", "tiering"] = Field(
+        "leveling", description="Merge policy of levels X..L (§4.4): tiered from X (lazy leveling: but L) or not."
+    )
 
     @field_validator("X")
     @classmethod
@@ -81,7 +110,7 @@ class Spooky(Policy):
         self.x_spec = parse_x(options.X)
         self.alpha = options.level0_file_num_compaction_trigger
         self.write_control = WriteControl(compaction_trigger=self.alpha)
-        self.pass_: tuple[int, int] | None = None  # (X, z) of the partitioned merge under way
+        self.pass_: Pass | None = None  # the partitioned merge under way
         self.evolve = 0  # +1 / -1: a level to add / remove before anything else
         self.counts = {FULL: 0, DIVIDING: 0, GROUP: 0, L0: 0, "passes": 0, "levels_added": 0, "levels_removed": 0}
 
@@ -97,6 +126,11 @@ class Spooky(Policy):
         """file_max = C_X = N_L / T^(L-X): the largest level's file size (§4.2)."""
         return self.shape.capacity(self.X(), tree.level_bytes(self.L))
 
+    def tiered(self, level: int) -> bool:
+        """Whether `level` holds several runs (§4.4): levels X..L-1 under lazy leveling, X..L under tiering."""
+        lay = self.options.layout
+        return lay != "leveling" and self.X() <= level and (level < self.L or lay == "tiering")
+
     def _running(self, view: View, kind: str) -> bool:
         return any(j.compaction.tag == kind for j in view.running)
 
@@ -106,13 +140,13 @@ class Spooky(Policy):
 
     def pick(self, view: View) -> Compaction | None:
         c, pass_ = self._plan(view)
-        if pass_ != self.pass_:
+        if pass_ is not self.pass_:
             self.pass_ = pass_
             self.counts["passes"] += pass_ is not None
         return c
 
-    def _plan(self, view: View) -> tuple[Compaction | None, tuple[int, int] | None]:
-        """The next compaction and the partitioned merge's (X, z) it implies; changes nothing."""
+    def _plan(self, view: View) -> tuple[Compaction | None, Pass | None]:
+        """The next compaction and the partitioned merge it implies; changes nothing."""
         tree = view.tree
         if self.evolve:
             move = self._evolution_move(tree)
@@ -135,16 +169,17 @@ class Spooky(Policy):
     def _running_full(self, view: View) -> bool:
         return self._running(view, FULL) or self._running(view, DIVIDING)
 
-    def _pass_due(self, tree: Tree) -> tuple[int, int] | None:
-        """(X, z) when level X has reached capacity (Alg. 2 line 9), else None."""
+    def _pass_due(self, tree: Tree) -> Pass | None:
+        """The partitioned merge that starts when level X has reached capacity (Alg. 2 line 9), else None."""
         x, L = self.X(), self.L
         n_l = tree.level_bytes(L)
         if x >= L or tree.level_bytes(x) < self.shape.capacity(x, n_l) or not tree.level_bytes(x):
             return None
         n = [float(tree.level_bytes(i)) for i in range(L + 1)]
-        return x, self.shape.preemptive_target(n, x, x + 1, L, n_l)
+        z = self.shape.preemptive_target(n, x, x + 1, L, n_l)
+        return Pass(x, z, boundaries(tree, L), split=z == L and not self.tiered(z))
 
-    def _full_merge(self, view: View, pass_: tuple[int, int] | None) -> Compaction | None:
+    def _full_merge(self, view: View, pass_: Pass | None) -> Compaction | None:
         """The full preemptive or dividing merge rLevel 0 starts (None while the partitioned merge holds level X)."""
         tree = view.tree
         if self._running_full(view):
@@ -164,7 +199,7 @@ class Spooky(Policy):
             return None  # level X belongs to the partitioned merge until it ends
         upper = l0 + [f for i in range(1, q) for f in tree.files_at(i)]
         lo, hi = min(f.min_key for f in upper), max(f.max_key for f in upper)
-        target = self._run(tree, q)
+        target = None if self.tiered(q) else self._run(tree, q)  # a tiered level takes the output as a new run
         below = target.overlapping(lo, hi) if target is not None else []
         inputs = upper + below
         if not self.free(inputs):
@@ -181,19 +216,18 @@ class Spooky(Policy):
             tag=kind,
         )
 
-    def _group(self, tree: Tree, pass_: tuple[int, int]) -> Compaction | None:
-        """The next group of the partitioned merge (X, z)."""
-        x, z = pass_
-        L = self.L
-        file_max = self.file_max(tree) if z == L else None
-        cuts = boundaries(tree, L)
-        group = next_group(tree, x, z, cuts, file_max)
+    def _group(self, tree: Tree, pass_: Pass) -> Compaction | None:
+        """The next group of the partitioned merge `pass_`."""
+        x, z, cuts = pass_.x, pass_.z, pass_.cuts
+        tiered = self.tiered(z)
+        file_max = self.file_max(tree) if pass_.split else None
+        group = next_group(tree, x, z, cuts, file_max, merge_target=not tiered)
         if group is None or not self.free(group.inputs):
             return None
         return Compaction(
             inputs=group.inputs,
             output_level=z,
-            target_run=self._run(tree, z),
+            target_run=pass_.out_run if tiered else self._run(tree, z),
             cut=SplitEvenly(file_max) if file_max is not None else AtKeys(cuts),
             reason=f"partitioned L{x}..L{z}",
             threads=self.options.subcompactions,
@@ -219,8 +253,8 @@ class Spooky(Policy):
         files = tree.files_at(L)
         if not files or not self.free(files):
             return None
-        if self.evolve < 0 and tree.level_bytes(L - 1):
-            return None  # level L-1 still holds data: wait for it to drain into L
+        if self.evolve < 0 and (tree.level_bytes(L - 1) or len(tree.runs_at(L)) > 1):
+            return None  # level L-1 still holds data (wait for it to drain into L), or L is several runs
         return Compaction(
             inputs=files,
             output_level=L + self.evolve,
@@ -249,14 +283,27 @@ class Spooky(Policy):
         if kind in self.counts:
             self.counts[kind] += 1
         tree = view.tree
-        if kind == GROUP and self.pass_ is not None:
-            x, z = self.pass_
-            if not any(tree.runs_at(i) for i in range(x, z)):
+        p = self.pass_
+        if kind == GROUP and p is not None:
+            p.out_run = compaction.output_run if self.tiered(p.z) else None
+            if not any(tree.runs_at(i) for i in range(p.x, p.z)):
                 self.pass_ = None  # the partitioned merge has processed its last group
-                if z == self.L:
-                    self.evolve = self.shape.evolution(tree.level_bytes(self.L))
+                if p.z == self.L:
+                    self._evolve(tree)
         elif kind == FULL and compaction.output_level == self.L:
-            self.evolve = self.shape.evolution(tree.level_bytes(self.L))
+            self._evolve(tree)
+
+    def _evolve(self, tree: Tree) -> None:
+        """Alg. 2 lines 18-23 once a merge into L has ended. A tiered largest level of several runs grows by merging
+        them, group by group at its oldest run's boundaries, into one run of the new level L+1."""
+        self.evolve = self.shape.evolution(tree.level_bytes(self.L))
+        if self.evolve > 0 and len(tree.runs_at(self.L)) > 1:
+            old = self.L
+            self.shape.grow()
+            self.counts["levels_added"] += 1
+            self.counts["passes"] += 1
+            self.evolve = 0
+            self.pass_ = Pass(old, old + 1, boundaries(tree, old), split=True)
 
     def summary(self) -> dict:
         return {
