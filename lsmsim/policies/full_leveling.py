@@ -6,6 +6,9 @@ the merge goes straight to the first level j whose run can absorb L0..Lj (sum <=
 of them at once, so data skips levels that would only overflow again. Without it, L0 merges into L1
 and a level that exceeds its capacity merges whole into the next one. Write-amp under unique uniform
 inserts: 1 (flush) + (T - 1)/2 per level (Spooky Eq. 4).
+With `dca` (dynamic capacity adaptation, Spooky §2 and Eq. 3) the levels below the last one, L, take their
+capacities from its data: C_i = N_L / T^(L-i). (Spooky with X = L is the same Full Merge with DCA, in Spooky's
+own level structure: `policy: {name: spooky, X: L}`.)
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ class FullLevelingOptions(PolicyOptions):
     size_ratio: float = Field(10.0, gt=1)
     preemption: bool = True
     target_file_size: Bytes | None = Field(None, description="Output file size; default: one file per level.")
+    dca: bool = Field(False, description="Dynamic capacity adaptation: C_i = N_L / T^(L-i) below the last level L.")
 
 
 @register
@@ -35,8 +39,12 @@ class FullLeveling(Policy):
     name = "full_leveling"
     Options = FullLevelingOptions
 
-    def capacity(self, level: int) -> float:
+    def capacity(self, level: int, tree: Tree | None = None) -> float:
         T = self.options.size_ratio
+        if self.options.dca and tree is not None:
+            last = tree.last_nonempty_level()
+            if 1 <= level < last:
+                return tree.level_bytes(last) / T ** (last - level)
         B = self.flush_bytes_avg or self.lsm.write_buffer_size
         return (T - 1) * T ** (level - 1) * B
 
@@ -50,7 +58,7 @@ class FullLeveling(Policy):
         """L0 holds files, or (without preemption) a level outgrew its capacity."""
         tree = view.tree
         return bool(tree.files_at(0)) or any(
-            tree.levels[i].bytes > self.capacity(i) + self._slack() for i in range(1, len(tree.levels))
+            tree.levels[i].bytes > self.capacity(i, tree) + self._slack() for i in range(1, len(tree.levels))
         )
 
     def pick(self, view: View) -> Compaction | None:
@@ -66,7 +74,11 @@ class FullLeveling(Policy):
             while True:
                 total += tree.level_bytes(j)
                 # half a buffer of slack: level sizes are whole flushes, which vary by a few bytes
-                if total <= self.capacity(j) + self._slack() or j >= len(tree.levels) - 1 and tree.level_bytes(j) == 0:
+                if (
+                    total <= self.capacity(j, tree) + self._slack()
+                    or j >= len(tree.levels) - 1
+                    and tree.level_bytes(j) == 0
+                ):
                     break
                 j += 1
             inputs = [f for i in range(0, j + 1) for f in tree.files_at(i)]
@@ -87,7 +99,7 @@ class FullLeveling(Policy):
                 io_class="compaction_l0",
             )
         for i in range(1, len(tree.levels)):
-            if tree.levels[i].bytes > self.capacity(i) + self._slack():
+            if tree.levels[i].bytes > self.capacity(i, tree) + self._slack():
                 inputs = tree.files_at(i) + tree.files_at(i + 1)
                 return Compaction(
                     inputs=inputs,

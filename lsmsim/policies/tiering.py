@@ -5,6 +5,9 @@ level, so each entry is written once per level (write-amp ~ L, the number of lev
 Lazy leveling: tiering at every level but the last, which is one run: the T runs of the level above
 merge into it. When the last level outgrows its capacity T^L * B it moves down a level unchanged (no
 rewrite) and the level it left becomes tiered.
+With `dca` (dynamic capacity adaptation, Spooky PVLDB'22 §2, applied there to every baseline) a level i above the
+last one, L, is also full once it holds N_L / T^(L-i) bytes, whatever its run count: capacities follow the data at
+the last level rather than the buffer, which bounds the smaller levels' share of the data.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ class TieringOptions(PolicyOptions):
     name: Literal["tiering"]
     size_ratio: int = Field(10, ge=2)
     target_file_size: Bytes | None = None
+    dca: bool = Field(False, description="Dynamic capacity adaptation: level i < L also full at N_L / T^(L-i) bytes.")
 
 
 class LazyLevelingOptions(PolicyOptions):
@@ -35,11 +39,24 @@ class LazyLevelingOptions(PolicyOptions):
     name: Literal["lazy_leveling"]
     size_ratio: int = Field(10, ge=2)
     target_file_size: Bytes | None = None
+    dca: bool = Field(False, description="Dynamic capacity adaptation: level i < L also full at N_L / T^(L-i) bytes.")
 
 
-def _tiered_level_full(tree: Tree, T: int) -> bool:
-    """Some level holds T runs not being compacted."""
-    return any(sum(1 for r in lvl.runs if Policy.free(r.files)) >= T for lvl in tree.levels)
+def _level_full(tree: Tree, index: int, runs: list, T: int, dca: bool) -> bool:
+    """Level `index` holds T runs not being compacted, or (with DCA, below the last level) N_L / T^(L-i) bytes."""
+    if len(runs) >= T:
+        return True
+    last = tree.last_nonempty_level()
+    if not dca or not runs or index < 1 or index >= last or len(runs) < len(tree.runs_at(index)):
+        return False  # (with a run of the level in a merge, its younger runs must wait: key order)
+    return sum(r.bytes for r in runs) >= tree.level_bytes(last) / T ** (last - index)
+
+
+def _tiered_level_full(tree: Tree, T: int, dca: bool = False) -> bool:
+    """Some level is full (`_level_full`)."""
+    return any(
+        _level_full(tree, lvl.index, [r for r in lvl.runs if Policy.free(r.files)], T, dca) for lvl in tree.levels
+    )
 
 
 @register
@@ -52,14 +69,14 @@ class Tiering(Policy):
         self.write_control = WriteControl(compaction_trigger=options.size_ratio)
 
     def needs_compaction(self, view: View) -> bool:
-        return _tiered_level_full(view.tree, self.options.size_ratio)
+        return _tiered_level_full(view.tree, self.options.size_ratio, self.options.dca)
 
     def pick(self, view: View) -> Compaction | None:
         T, tree = self.options.size_ratio, view.tree
         for lvl in tree.levels:
             runs = [r for r in lvl.runs if self.free(r.files)]
-            if len(runs) >= T:
-                merge = runs[-T:]  # the T oldest runs of the level
+            if _level_full(tree, lvl.index, runs, T, self.options.dca):
+                merge = runs[-T:]  # the T oldest runs of the level (all of them when DCA found it full)
                 inputs = [f for r in merge for f in r.files]
                 return Compaction(
                     inputs=inputs,
@@ -90,7 +107,9 @@ class LazyLeveling(Policy):
         return last >= 1 and tree.level_bytes(last) > self.capacity(last)
 
     def needs_compaction(self, view: View) -> bool:
-        return self._last_level_outgrown(view.tree) or _tiered_level_full(view.tree, self.options.size_ratio)
+        return self._last_level_outgrown(view.tree) or _tiered_level_full(
+            view.tree, self.options.size_ratio, self.options.dca
+        )
 
     def pick(self, view: View) -> Compaction | None:
         T, tree = self.options.size_ratio, view.tree
@@ -107,7 +126,7 @@ class LazyLeveling(Policy):
                 )
         for lvl in tree.levels:
             runs = [r for r in lvl.runs if self.free(r.files)]
-            if len(runs) < T:
+            if not _level_full(tree, lvl.index, runs, T, self.options.dca):
                 continue
             merge = runs[-T:]
             inputs = [f for r in merge for f in r.files]
