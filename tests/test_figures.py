@@ -132,6 +132,16 @@ def test_spooky_fig13_spooky_against_partial_merge(quick):
     assert z.loc["Spooky X=L-2"].get_ops_per_s > z.loc["Partial Merge"].get_ops_per_s
 
 
+def test_spooky_fig14_every_merge_policy(quick):
+    """Fig. 14(A-C): for leveling, lazy leveling and tiering, Spooky cuts Full Merge's transient space-amp to a
+    fraction without a large change in write-amp."""
+    df = pd.read_csv(quick[0] / "figures" / "spooky-fig14.csv").set_index(["layout", "granularity"])
+    for layout in ("leveling", "lazy leveling", "tiering"):
+        full, spooky = df.loc[(layout, "Full Merge")], df.loc[(layout, "Spooky")]
+        assert spooky.space_amp_transient_peak < 0.2 * full.space_amp_transient_peak
+        assert abs(spooky.write_amp / full.write_amp - 1) < 0.25
+
+
 def test_figures_are_resumed_not_rerun(quick):
     root, _ = quick
     points = sorted((root / "results" / "spooky-gc-quick" / "points").glob("*/summary.json"))

@@ -376,3 +376,51 @@ def zipfian_updates(res):
     )
     fig.tight_layout()
     return fig, table
+
+
+@figure(
+    "spooky-fig14",
+    "Spooky Fig. 14(A-C): leveling, lazy leveling and tiering, Full Merge vs Spooky",
+    "spooky/fig14.yaml",
+    "PVLDB'22 §6, Fig. 14(A-C)",
+)
+def merge_policies(res):
+    rows = []
+    for _, row in res.table.iterrows():
+        ts = res.point(row.point_id)["timeseries"]
+        after = ts[ts.phase != "fill"]
+        layout, granularity = (part.strip() for part in str(row.variant).split(","))
+        rows.append(
+            {
+                "layout": layout,
+                "granularity": granularity,
+                "space_amp_peak": after.space_amp_peak.max(),
+                "space_amp_transient_peak": after.space_amp_transient_peak.max(),
+                "space_amp_durable_max": after.space_amp_durable.max(),
+                "write_amp": row.write_amp,
+                "write_ops_per_s": after.write_ops_per_s.mean(),
+                "get_ops_per_s": after.get_ops_per_s.mean(),
+                "short_scan_ops_per_s": after.short_scan_ops_per_s.mean(),
+            }
+        )
+    df = pd.DataFrame(rows).sort_values(["layout", "granularity"], ignore_index=True)
+    fig = Figure(figsize=(14, 3.8))
+    axes = fig.subplots(1, 3)
+    layouts = sorted(df.layout.unique())
+    for k, (col, label) in enumerate(
+        [
+            ("space_amp_peak", "(A) peak space-amp"),
+            ("write_amp", "(B) compaction write-amp"),
+            ("get_ops_per_s", "(C) point reads/s beside the writer"),
+        ]
+    ):
+        ax = axes[k]
+        for i, g in enumerate(("Full Merge", "Spooky")):
+            d = df[df.granularity == g].set_index("layout").reindex(layouts)
+            ax.bar([j + 0.4 * i for j in range(len(layouts))], d[col], width=0.4, label=g)
+        ax.set_xticks([j + 0.2 for j in range(len(layouts))], layouts)
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3, axis="y")
+    axes[0].legend()
+    fig.tight_layout()
+    return fig, df
