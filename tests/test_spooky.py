@@ -171,6 +171,10 @@ def test_partitioned_merge_invariants(monkeypatch, X):
     r = lsmsim.run(small_config({"name": "spooky", "size_ratio": 4, "X": X}, SHORT, **SPOOKY_RUN))
     s = r.summary
     assert s["policy_levels"] >= 3 and s["policy_partitioned_groups"] == len(groups) > 20
+    # at most three compactions at once (§5: a partitioned, a full preemptive and an rLevel-0 one)
+    c = r.compactions[r.compactions.kind == "compaction"]
+    edges = sorted([(t, 1) for t in c.start] + [(t, -1) for t in c.end], key=lambda e: (e[0], e[1]))
+    assert max(np.cumsum([d for _, d in edges])) <= 3
     assert s["policy_dividing_merges"] > 0 and s["policy_levels_added"] == s["policy_levels"] - 1
     for a, b in zip(groups, groups[1:]):
         if a["pass_id"] == b["pass_id"]:

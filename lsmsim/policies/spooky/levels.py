@@ -13,9 +13,9 @@ Readings of the printed listings (the prose is followed where they differ):
 - DCA needs N_L > 0. When the largest level is empty (a new tree, L = 1, or every entry deleted) the smaller
   levels take C_L / T^(L-i), the capacities DCA would give the smallest N_L the tree keeps (evolution removes a
   level below C_L / T).
-- The tree starts with L = 1 and C_1 = T x the write buffer (a first level of T flushes, as Full Merge's
-  `full_leveling` sizes its first level); X = "L-k" is then clamped to [1, L], so a small tree runs Full Merge
-  until it has more than k levels (X = L is Full Merge, §4.2).
+- The tree starts with L = 1 and C_1 = T x the write buffer (a first level of T flushes; the paper does not say
+  how its tree starts); X = "L-k" is then clamped to [1, L], so a small tree runs Full Merge until it has more
+  than k levels (X = L is Full Merge, §4.2).
 """
 
 from __future__ import annotations

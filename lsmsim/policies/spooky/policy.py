@@ -85,7 +85,7 @@ class SpookyOptions(PolicyOptions):
         description="The level dividing merges go into: a level >= 1, or 'L-k' (L-1 is 2L-Spooky, L is Full Merge).",
     )
     level0_file_num_compaction_trigger: int = Field(4, ge=1, description="alpha: rLevel-0 files that start a merge.")
-    l0_compactions: bool = Field(True, description="rLevel-0 compactions while the full-merge slot is busy (§5).")
+    l0_compactions: bool = Field(True, description="rLevel-0 compactions while a full preemptive merge runs (§5).")
     subcompactions: int = Field(1, ge=1, description="Threads each compaction may use (RocksDB subcompactions).")
     layout: Literal["leveling", "lazy_leveling", "tiering"] = Field(
         "leveling", description="Merge policy of levels X..L (§4.4): tiered from X (lazy leveling: but L) or not."
