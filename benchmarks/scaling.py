@@ -13,6 +13,8 @@ Cases (every one scales its operations with its keys, so linear cost means CPU ~
 - ARC:       ARCE (d = 0.1, MaxIterTime = 400) on the same Workload I.
 - EcoTune:   experiments/ecotune/base.yaml with 20 N keys loaded and a compaction round whose duration scales
              with them (30 s at 8M keys; x20: its 8 MiB buffer holds 32K entries).
+- Spooky:    Spooky (X = L-2, T = 5) on experiments/spooky/inserts.yaml: 10 N unique inserts of 528 B into 256 KiB
+             buffers (N/B from 800 at N = 40K), every flush merged as Fig. 6 runs it.
 
 The "keys" column is N. Each point runs in a fresh process (os.wait4 gives its CPU time and peak RSS); the "sim"
 columns time `simulate()` alone inside it, which is what the exponent is fitted on (start-up is a constant).
@@ -76,6 +78,14 @@ CASES = {
             f"workload.num={20 * n}",
             f"workload.phases.0.operations={20 * n}",
             f"workload.phases.1.duration={30.0 * 20 * n / 8e6:.4g}s",
+        ],
+    ),
+    "Spooky": (
+        str(ROOT / "experiments/spooky/inserts.yaml"),
+        lambda n: [
+            f"workload.num={10 * n}",
+            f"workload.phases.0.operations={10 * n}",
+            "policy={name: spooky, size_ratio: 5, X: L-2, level0_file_num_compaction_trigger: 1}",
         ],
     ),
 }
