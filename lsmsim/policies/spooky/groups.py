@@ -102,7 +102,8 @@ def next_group(
         return None
     spanned = upper + (tree.runs_at(z) if merge_target else [])
     j = partition_of(cuts, start)
-    group = Group(_closure(spanned, _files_in(upper, *partition_range(cuts, j))), j, j)
+    files = _closure(spanned, _files_in(upper, *partition_range(cuts, j)))
+    group = Group(files, j, partition_of(cuts, max(f.max_key for f in files)))
     if file_max is None:
         return group
     while group.last < len(cuts):  # seamless adaptation: absorb the next partitions while the group fits in one file
