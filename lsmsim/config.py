@@ -256,6 +256,12 @@ class KeysConfig(Section):
         "values move the hot set (Spooky's Zipfian updates, PVLDB'22 §6).",
     )
 
+    @model_validator(mode="after")
+    def _scramble_is_zipfian(self):
+        if self.scramble and self.distribution != "zipfian":
+            raise ValueError(f"scramble moves a zipfian hot set; distribution is {self.distribution!r}")
+        return self
+
 
 class MixConfig(Section):
     """Fractions of operations by type; they are normalised to sum to 1."""

@@ -378,3 +378,15 @@ def test_zipfian_scramble_moves_the_hot_set():
     assert np.array_equal(base.draw(np.random.default_rng(1), 1000), same.draw(rng, 1000))
     (hot0, max0), (hot1, max1) = top(base), top(moved)
     assert len(hot0 & hot1) <= 2 and abs(max0 - max1) < 0.05 * max0
+
+
+def test_scramble_outside_zipfian_is_a_config_error():
+    import pytest
+
+    import lsmsim
+    from lsmsim.errors import ConfigError
+    from tests.conftest import small_config
+
+    cfg = small_config(phases=[{"operations": 1000, "mix": {"insert": 1.0}, "keys": {"scramble": 2}}])
+    with pytest.raises(ConfigError, match=r"keys.*scramble moves a zipfian hot set"):
+        lsmsim.run(cfg)

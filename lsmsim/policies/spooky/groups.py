@@ -60,10 +60,6 @@ class Group:
     first: int
     last: int
 
-    @property
-    def bytes(self) -> int:
-        return sum(f.bytes for f in self.inputs)
-
 
 def _files_in(runs: list[Run], lo: int, hi: int) -> list[SSTFile]:
     """Files of `runs` that intersect keys [lo, hi) (hi exclusive)."""
