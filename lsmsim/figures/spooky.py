@@ -379,6 +379,30 @@ def zipfian_updates(res):
 
 
 @figure(
+    "spooky-fig15b",
+    "Spooky Fig. 15(B): Partial Merge with 2 GB files against 64 MB files and Spooky, write-amp over time",
+    "spooky/fig15b.yaml",
+    "PVLDB'22 §6, Fig. 15(B) (beside Fig. 13(B-D))",
+)
+def large_files_gc(res):
+    series, table = _over_time_and_table(res)
+    fig = Figure(figsize=(13, 3.6))
+    axes = fig.subplots(1, 3)
+    _lines_by_granularity(
+        axes,
+        series,
+        [
+            ("compaction_write_amp", "compaction write-amp"),
+            ("gc_write_amp", "GC write-amp"),
+            ("total_write_amp", "total write-amp (Eq. 2)"),
+        ],
+    )
+    fig.tight_layout()
+    columns = ["granularity", "logical_gb", "compaction_write_amp", "gc_write_amp", "total_write_amp", "ended_by"]
+    return fig, table[columns]
+
+
+@figure(
     "spooky-fig14",
     "Spooky Fig. 14(A-C): leveling, lazy leveling and tiering, Full Merge vs Spooky",
     "spooky/fig14.yaml",
