@@ -98,7 +98,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--num", type=int, default=1_000_000, help="keys filled, then overwritten (default 1M)")
     ap.add_argument(
-        "--pri", type=int, default=3, choices=sorted(PRIORITIES), help="db_bench's compaction_pri (default 3; lsmsim: 3)"
+        "--pri", type=int, default=3, choices=sorted(PRIORITIES), help="db_bench compaction_pri (default 3; lsmsim: 3)"
     )
     args = ap.parse_args(argv)
     if shutil.which("db_bench") is None:

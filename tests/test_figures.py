@@ -113,7 +113,8 @@ def test_spooky_fig15b_large_files_still_pay_for_gc(quick):
     """Fig. 15(B): with 2 GB-like files (32 buffers, 4 erase units) Partial Merge's GC write-amp is lower than with
     64 MB-like ones but still well above Spooky's, and so is its total write-amp (Eq. 2)."""
     t = pd.read_csv(quick[0] / "figures" / "spooky-fig15b.csv").set_index("granularity")
-    small, large, spooky = (t.loc[k] for k in ("Partial Merge, 64 MB files", "Partial Merge, 2 GB files", "Spooky X=L-2"))
+    names = ("Partial Merge, 64 MB files", "Partial Merge, 2 GB files", "Spooky X=L-2")
+    small, large, spooky = (t.loc[k] for k in names)
     assert (t.ended_by == "phases").all()
     assert spooky.gc_write_amp < 1.02 < 1.1 < large.gc_write_amp < small.gc_write_amp
     assert spooky.total_write_amp < 0.9 * large.total_write_amp
