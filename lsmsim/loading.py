@@ -127,10 +127,7 @@ def _message(err: Mapping[str, Any]) -> str:
             "does not match any of the expected tags", "is unknown; allowed"
         )
     if err["type"] == "union_tag_not_found":
-        return (
-            "needs 'name' (policy: leveled, full_leveling, tiering, lazy_leveling, universal, moose, ecotune, arce) "
-            f"or 'model' (device: {', '.join(device_names())})"
-        )
+        return f"needs 'name' (policy: {', '.join(policies())}) or 'model' (device: {', '.join(device_names())})"
     return msg
 
 
@@ -143,7 +140,11 @@ def _validation_errors(e: ValidationError) -> list[tuple[str, str]]:
             del loc[1]
         if len(loc) >= 2 and loc[0] == "device" and loc[1] in device_names():
             del loc[1]
-        out.append((_loc(tuple(loc)), _message(err)))
+        msg = _message(err)
+        if msg.startswith("@"):  # a model validator naming its sub-field: "@movement: ..."
+            sub, _, msg = msg[1:].partition(": ")
+            loc += [int(p) if p.isdigit() else p for p in sub.split(".")]
+        out.append((_loc(tuple(loc)), msg))
     return out
 
 

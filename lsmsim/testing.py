@@ -15,7 +15,9 @@ from .lsm.sstable import Samples
 from .lsm.tree import Tree
 from .policies.view import StaticView
 
-FileSpec = tuple[int, int, int]  # (smallest key, largest key, sampled entries spread evenly between them)
+# (smallest key, largest key, sampled entries spread evenly between them[, tombstone share[, first seqno]]):
+# the share of the file's entries that are tombstones (every k-th one), and the file's seqnos from a given start
+FileSpec = tuple
 
 
 class TreeBuilder:
@@ -46,13 +48,17 @@ class TreeBuilder:
         for level in sorted(self._runs, reverse=True):
             for files in reversed(self._runs[level]):
                 built = []
-                for lo, hi, n in files:
+                for lo, hi, n, *extra in files:
                     keys = np.unique(np.linspace(lo, hi, n).astype(np.uint64))
-                    seqs = np.arange(seq, seq + keys.size, dtype=np.uint64)
-                    seq += keys.size
-                    s = Samples(
-                        keys, seqs, np.full(keys.size, self.value_size, np.uint32), np.zeros(keys.size, np.uint8)
-                    )
+                    share = extra[0] if extra else 0.0
+                    first = extra[1] if len(extra) > 1 else seq
+                    seqs = np.arange(first, first + keys.size, dtype=np.uint64)
+                    seq = max(seq, first + keys.size)
+                    tombs = np.zeros(keys.size, np.uint8)
+                    if share > 0:
+                        tombs[:: max(1, round(1 / share))] = 1
+                    vlens = np.where(tombs == 1, 0, self.value_size).astype(np.uint32)
+                    s = Samples(keys, seqs, vlens, tombs)
                     built.append(tree.build_files(s, level, None, 0.0)[0])
                 tree.level(level).runs.insert(0, tree.new_run(built))
         return tree

@@ -57,6 +57,10 @@ class SSTFile:
         self.max_key = int(k[-1])
         self.min_seq = int(q.min())
         self.max_seq = int(q.max())
+        # the seqno of its oldest tombstone (None without any): when its oldest delete was written, for
+        # tombstone-age triggers (Lethe's FADE)
+        t = self.samples.tombs
+        self.oldest_tombstone_seq = int(q[t != 0].min()) if self.tombstones and t.any() else None
 
     def overlaps(self, lo: int, hi: int) -> bool:
         return not (self.max_key < lo or self.min_key > hi)
@@ -89,6 +93,7 @@ class Run:
         self._maxes = [f.max_key for f in files]  # for binary search in `overlapping`
         self.bytes = sum(f.bytes for f in files)
         self.entries = sum(f.entries for f in files)
+        self.tombstones = sum(f.tombstones for f in files)
         self._file_bytes: np.ndarray | None = None
         self._keys: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
@@ -233,6 +238,7 @@ class Run:
             maxes.insert(i + k, f.max_key)
         self.bytes += sum(f.bytes for f in added) - sum(f.bytes for f in gone)
         self.entries += sum(f.entries for f in added) - sum(f.entries for f in gone)
+        self.tombstones += sum(f.tombstones for f in added) - sum(f.tombstones for f in gone)
         self._warm_index = None
         if self._base is None and self._file_bytes is None and self._keys is None:
             return

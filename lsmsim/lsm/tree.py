@@ -7,6 +7,7 @@ only the kernel changes it, through `add_flushed` and `install`.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -50,6 +51,10 @@ class Tree:
         self._next_run = 1
         self.version = 0  # bumped at every change so cost models can cache per version
         self._compacting: dict[int, SSTFile] = {}  # inputs of running compactions, by file id
+        # when each memtable took its first write: (seqno, time) points, to date an entry by its seqno (the age of a
+        # file's oldest tombstone, Lethe's FADE); one point per memtable, interpolated between
+        self._clock_seq: list[int] = [0]
+        self._clock_time: list[float] = [0.0]
 
     # ------------------------------------------------------------------ construction helpers
     def _new_memtable(self) -> Memtable:
@@ -113,7 +118,28 @@ class Tree:
             self._next_file += 1
         return files
 
+    def seq_time(self, seq: int) -> float:
+        """When the write with sequence number `seq` happened (interpolated between memtables' first writes)."""
+        i = bisect.bisect_right(self._clock_seq, seq) - 1
+        if i + 1 >= len(self._clock_seq):
+            return self._clock_time[-1]
+        s0, s1 = self._clock_seq[i], self._clock_seq[i + 1]
+        t0, t1 = self._clock_time[i], self._clock_time[i + 1]
+        return t0 + (t1 - t0) * (seq - s0) / (s1 - s0)
+
     # ------------------------------------------------------------------ changes (kernel only)
+    def write(self, n: int, value_bytes: float, samples: Samples, seq: int, now: float) -> None:
+        """`n` writes from seqno `seq` on, at `now`, into the active memtable (dating each memtable's first)."""
+        if not self.memtable.entries:
+            self.note_seq_time(seq, now)
+        self.memtable.add(n, value_bytes, samples)
+
+    def note_seq_time(self, seq: int, now: float) -> None:
+        """The write `seq` happened at `now`."""
+        if seq > self._clock_seq[-1]:
+            self._clock_seq.append(seq)
+            self._clock_time.append(now)
+
     def rotate_memtable(self) -> Memtable:
         """Make the active memtable immutable (it waits for a flush) and start a new one."""
         imm = self.memtable
@@ -194,6 +220,10 @@ class Tree:
     def contains(self, f: SSTFile) -> bool:
         """Whether `f` is in a run of its level (binary search: O(runs x log files))."""
         return any(g is f for run in self.runs_at(f.level) for g in run.overlapping(f.min_key, f.max_key))
+
+    def compacting(self) -> bool:
+        """Whether any compaction is running (its inputs are marked)."""
+        return bool(self._compacting)
 
     def compacting_bytes(self, level: int) -> int:
         """Bytes of level `level` that running compactions take as inputs (O(their inputs), not O(files))."""

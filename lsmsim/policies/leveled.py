@@ -15,9 +15,10 @@
   the first L0 file in kMinOverlappingRatio order, every L0 file overlapping it
   (GetOverlappingL0Files) and the base-level files below. Into an empty base level with L0 files
   disjoint (fillseq), that first file is the one with the smallest key, moved alone.
-- Li -> Li+1: the first file in kMinOverlappingRatio order (the default compaction_pri;
-  SortFileByOverlappingRatio, version_set.cc: next-level bytes * 1024 / file bytes in integers,
-  ties to the smaller key) whose next-level files are free. With nothing below it, a trivial move
+- Li -> Li+1: the first file in `compaction_pri` order whose next-level files are free: by default
+  kMinOverlappingRatio (SortFileByOverlappingRatio, version_set.cc: next-level bytes * 1024 /
+  compensated file bytes in integers, ties to the smaller key); RocksDB's other orders and the
+  design space's grandparent overlap are in `movement.py`. With nothing below it, a trivial move
   of it and up to 3 more files after it (TryExtendNonL0TrivialMove, kMaxMultiTrivialMove = 4);
   else the start level grows while that adds no next-level file and stays under
   max_compaction_bytes (CompactionPicker::SetupOtherInputs, with GetCleanInputsWithinInterval).
@@ -34,7 +35,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Literal
 
-import numpy as np
 from pydantic import Field
 
 from .. import units
@@ -42,6 +42,7 @@ from ..fields import Bytes
 from ..lsm.cutting import RocksDBLevelCut
 from ..lsm.sstable import Run, SSTFile
 from ..lsm.tree import Tree
+from . import movement
 from .base import Compaction, Policy, PolicyOptions
 from .registry import register
 from .view import View
@@ -72,6 +73,12 @@ class LeveledOptions(PolicyOptions):
     )
     max_compaction_bytes: Bytes | None = Field(None, description="Default: 25 x target_file_size_base.")
     trivial_move: bool = True
+    compaction_pri: movement.CompactionPri = Field(
+        "min_overlapping_ratio",
+        description="Which file of a level compacts first (RocksDB's CompactionPri; policies/movement.py): "
+        "min_overlapping_ratio, by_compensated_size, oldest_largest_seq_first, oldest_smallest_seq_first, "
+        "round_robin, or min_overlapping_ratio_grandparent (Sarkar et al.'s LO+2, not in RocksDB).",
+    )
 
 
 @register
@@ -83,6 +90,7 @@ class Leveled(Policy):
         super().__init__(options, lsm)
         o = options
         self.max_compaction_bytes = o.max_compaction_bytes or 25 * o.target_file_size_base
+        self.cursor: dict[int, int] = {}  # round_robin: per level, the key the next pick starts at
         self.write_control = WriteControl(
             compaction_trigger=o.level0_file_num_compaction_trigger, pending_bytes=self.pending_compaction_bytes
         )
@@ -199,27 +207,30 @@ class Leveled(Policy):
 
     # ---------------------------------------------------------------- shared steps
     @staticmethod
-    def _by_overlap(files: list[SSTFile], below: Run | None) -> list[SSTFile]:
+    def _by_overlap(files: list[SSTFile], below: Run | None, avg_value_size: float = 0.0) -> list[SSTFile]:
         """The free files in kMinOverlappingRatio order (SortFileByOverlappingRatio, version_set.cc):
-        next-level bytes each overlaps * 1024 // its bytes, ties to the smaller key."""
+        next-level bytes each overlaps * 1024 // its compensated bytes, ties to the smaller key."""
 
         def order(f: SSTFile) -> tuple[int, int]:
             over = sum(b.bytes for b in below.overlapping(f.min_key, f.max_key)) if below else 0
-            return over * 1024 // max(1, f.bytes), f.min_key
+            return over * 1024 // max(1, int(movement.compensated_size(f, avg_value_size))), f.min_key
 
         return sorted((f for f in files if not f.being_compacted), key=order)
 
     @staticmethod
-    def _overlap_order(src: Run, below: Run | None) -> Iterator[SSTFile]:
+    def _overlap_order(src: Run, below: Run | None, avg_value_size: float = 0.0) -> Iterator[SSTFile]:
         """`_by_overlap` for a whole run, in numpy: the same order from the runs' key arrays, without a binary
         search per file (RocksDB computes it once per version, VersionStorageInfo::UpdateFilesByCompactionPri)."""
-        mins, maxs, cum = src.key_arrays()
-        size = np.maximum(1, np.diff(cum))
-        over = below.overlap_bytes(mins, maxs) if below is not None and below.files else np.zeros(len(mins), np.int64)
         files = src.files
-        for i in np.lexsort((mins, over * 1024 // size)).tolist():
+        for i in movement.order("min_overlapping_ratio", src, below, avg_value_size=avg_value_size):
             if not files[i].being_compacted:
                 yield files[i]
+
+    @staticmethod
+    def _avg_value_size(tree: Tree) -> float:
+        """Only deletion-heavy files need it (ComputeCompensatedSizes): 0 while the tree holds no tombstone."""
+        runs = tree.runs()
+        return movement.average_value_size(runs) if any(r.tombstones for r in runs) else 0.0
 
     def _extend_trivial(self, files: list[SSTFile] | Run, first: SSTFile, below: Run | None) -> list[SSTFile]:
         """TryExtendNonL0TrivialMove (compaction_picker_level.cc): from `first`, take the files after
@@ -349,7 +360,12 @@ class Leveled(Policy):
             moved = self._l0_trivial_move(l0, run)
             if moved and self._movable(tree, moved, base):
                 return self._compaction(tree, moved, [], 0, base, run, trivial=True)
-        ordered = self._by_overlap(l0, run)
+        avg = self._avg_value_size(tree)
+        ranked = movement.l0_order(self.options.compaction_pri, l0, avg)
+        if ranked is None:
+            ordered = self._by_overlap(l0, run, avg)
+        else:
+            ordered = [f for f in ranked if not f.being_compacted]
         if not ordered:
             return None
         first = ordered[0]
@@ -415,18 +431,40 @@ class Leveled(Policy):
         src = tree.runs_at(level)[0]
         out_level = level + 1
         dst = tree.runs_at(out_level)[0] if tree.runs_at(out_level) else None
-        for first in self._overlap_order(src, dst):
+        for first in self._file_order(tree, level, src, dst):
             below = dst.overlapping(first.min_key, first.max_key) if dst else []
             if self.free(below):
                 break
         else:
             return None
+        return self._from_file(tree, level, src, dst, first, below)
+
+    def _from_file(
+        self, tree: Tree, level: int, src: Run, dst: Run | None, first: SSTFile, below: list[SSTFile]
+    ) -> Compaction:
+        """The compaction that starts from `first` of `src` (level > 0): a trivial move when nothing lies below,
+        else SetupOtherInputs' expansion. Moves the round-robin cursor past its inputs (RocksDB keeps the
+        cursor per level in the version, VersionStorageInfo::AddCursorForOneLevel)."""
+        out_level = level + 1
         if not below:
             inputs = self._extend_trivial(src, first, dst)
             trivial = self.options.trivial_move and self._movable(tree, inputs, out_level)
-            return self._compaction(tree, inputs, [], level, out_level, dst, trivial)
-        inputs = self._expand(src, [first], below, dst)
-        return self._compaction(tree, inputs, below, level, out_level, dst, trivial=False)
+            c = self._compaction(tree, inputs, [], level, out_level, dst, trivial)
+        else:
+            inputs = self._expand(src, [first], below, dst)
+            c = self._compaction(tree, inputs, below, level, out_level, dst, trivial=False)
+        self.cursor[level] = max(f.max_key for f in inputs) + 1
+        return c
+
+    def _file_order(self, tree: Tree, level: int, src: Run, dst: Run | None) -> Iterator[SSTFile]:
+        """The free files of `src` (level `level` > 0) in `compaction_pri` order."""
+        pri = self.options.compaction_pri
+        grand = tree.runs_at(level + 2) if pri == "min_overlapping_ratio_grandparent" else []
+        avg = self._avg_value_size(tree) if src.tombstones else 0.0
+        files = src.files
+        for i in movement.order(pri, src, dst, grand[0] if grand else None, self.cursor.get(level), avg):
+            if not files[i].being_compacted:
+                yield files[i]
 
     # ---------------------------------------------------------------- stalls
     def pending_compaction_bytes(self, tree: Tree) -> float:

@@ -427,9 +427,9 @@ class Simulation:
         """Insert n writes into the active memtable (fluid and op modes both end here)."""
         samples, value_bytes, _ = self.writes.draw(n, self.seq, self.inserts)
         self.live.write(samples.keys, samples.tombs)
+        self.tree.write(n, value_bytes, samples, self.seq, self.env.now)
         self.seq += n
         self.inserts += n
-        self.tree.memtable.add(n, value_bytes, samples)
         ub = n * self.cfg.workload.key_size + value_bytes
         self.counters.user_bytes += ub
         if self.cfg.lsm.wal:
