@@ -127,6 +127,10 @@ class Tree:
         t0, t1 = self._clock_time[i], self._clock_time[i + 1]
         return t0 + (t1 - t0) * (seq - s0) / (s1 - s0)
 
+    def seq_times(self, seqs: np.ndarray) -> np.ndarray:
+        """`seq_time` of many seqnos at once (the same interpolation, numpy's)."""
+        return np.interp(seqs.astype(np.float64), self._clock_seq, self._clock_time)
+
     # ------------------------------------------------------------------ changes (kernel only)
     def write(self, n: int, value_bytes: float, samples: Samples, seq: int, now: float) -> None:
         """`n` writes from seqno `seq` on, at `now`, into the active memtable (dating each memtable's first)."""

@@ -167,7 +167,11 @@ class Background:
                 entries_in=job.entries_in,
                 entries_out=job.entries_out,
                 outputs=len(job.outputs),
+                cpu=job.cpu,
+                dev=job.dev,
             )
+            if job.dropped_tombstone_seqs is not None:
+                self.rec.deletes_persisted(job.dropped_tombstone_seqs)
             self.policy.on_compaction_done(self.view, c)
         if self.cfg.sim.check_invariants:
             self.tree.check_invariants(self.policy.overlap_within_levels)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..errors import InvariantError
 from ..lsm.memtable import Memtable
 from ..lsm.merge import merge_samples
@@ -35,6 +37,7 @@ class Job:
     memtable: Memtable | None = None
     entries_in: int = 0
     entries_out: int = 0
+    dropped_tombstone_seqs: np.ndarray | None = None  # a bottommost compaction: the deletes it makes persistent
     progress: float = 0.0
     dev: float = 0.0  # device seconds for the whole job (set by the kernel)
     sync: float = 0.0  # seconds its thread waits in fsync at output-file closes (set by the kernel)
@@ -108,8 +111,9 @@ def compaction_work(tree: Tree, c: Compaction, cpu, now: float) -> dict:
     """A compaction's work, fixed when it starts: the merged outputs (exact bytes and entries), the
     CPU of the merge (machine.cpu's merge costs). Marks the inputs as being compacted."""
     tree.mark_compacting(c.inputs, True)
-    merged, _ = merge_inputs(tree, c)
+    merged, bottom = merge_inputs(tree, c)
     outputs = tree.build_files(merged, c.output_level, c.target_file_size, now, c.cut)
+    tombs = [f.samples.seqs[f.samples.tombs != 0] for f in c.inputs if f.tombstones] if bottom else []
     if c.target_run is not None:
         gone = {f.id for f in c.inputs}
         for o in outputs:
@@ -129,6 +133,7 @@ def compaction_work(tree: Tree, c: Compaction, cpu, now: float) -> dict:
         compaction=c,
         entries_in=entries_in,
         entries_out=sum(f.entries for f in outputs),
+        dropped_tombstone_seqs=np.concatenate(tombs) if tombs else None,
     )
 
 

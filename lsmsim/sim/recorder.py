@@ -23,10 +23,15 @@ PERCENTILES = (("p50", 50), ("p90", 90), ("p99", 99), ("p999", 99.9))
 
 
 class LatencyHistogram:
-    """Weighted latency mass in log bins: percentiles within 0.5%, constant memory."""
+    """Weighted latency mass in log bins: percentiles within 0.5%, constant memory. Bins span 10 ns to 1000 s;
+    `hi` raises the top (log10 seconds: delete persistence, in hours, takes 7)."""
 
-    def __init__(self):
-        self.w = np.zeros(_LAT_BINS)
+    def __init__(self, hi: float = _LAT_HI):
+        self.hi = hi
+        self.bins = _LAT_BINS if hi == _LAT_HI else int(_LAT_BINS * (hi - _LAT_LO) / (_LAT_HI - _LAT_LO))
+        edges = _EDGES if hi == _LAT_HI else np.logspace(_LAT_LO, hi, self.bins + 1)
+        self.mids = _MIDS if hi == _LAT_HI else np.sqrt(edges[:-1] * edges[1:])
+        self.w = np.zeros(self.bins)
         self.total = 0.0
         self.sum = 0.0
         self.max = 0.0
@@ -34,27 +39,27 @@ class LatencyHistogram:
     def add(self, latency: float, count: float) -> None:
         if count <= 0 or not math.isfinite(latency):
             return
-        i = int((math.log10(max(latency, _LAT_MIN)) - _LAT_LO) / (_LAT_HI - _LAT_LO) * _LAT_BINS)
-        self.w[min(max(i, 0), _LAT_BINS - 1)] += count
+        i = int((math.log10(max(latency, _LAT_MIN)) - _LAT_LO) / (self.hi - _LAT_LO) * self.bins)
+        self.w[min(max(i, 0), self.bins - 1)] += count
         self.total += count
         self.sum += latency * count
         self.max = max(self.max, latency)
 
-    def add_many(self, lat: np.ndarray) -> None:
+    def add_many(self, lat: np.ndarray, weight: float = 1.0) -> None:
         lat = lat[np.isfinite(lat)]
         if lat.size == 0:
             return
-        i = ((np.log10(np.maximum(lat, _LAT_MIN)) - _LAT_LO) / (_LAT_HI - _LAT_LO) * _LAT_BINS).astype(int)
-        np.add.at(self.w, np.clip(i, 0, _LAT_BINS - 1), 1.0)
-        self.total += lat.size
-        self.sum += float(lat.sum())
+        i = ((np.log10(np.maximum(lat, _LAT_MIN)) - _LAT_LO) / (self.hi - _LAT_LO) * self.bins).astype(int)
+        np.add.at(self.w, np.clip(i, 0, self.bins - 1), weight)
+        self.total += lat.size * weight
+        self.sum += float(lat.sum()) * weight
         self.max = max(self.max, float(lat.max()))
 
     def percentile(self, q: float) -> float:
         if self.total <= 0:
             return float("nan")
         c = np.cumsum(self.w)
-        return float(_MIDS[min(int(np.searchsorted(c, q / 100.0 * self.total)), _LAT_BINS - 1)])
+        return float(self.mids[min(int(np.searchsorted(c, q / 100.0 * self.total)), self.bins - 1)])
 
     def row(self) -> dict:
         out = {"count": self.total, "mean_s": self.sum / self.total if self.total else float("nan")}
@@ -85,6 +90,7 @@ class Recorder:
         self.open_segments: list[tuple] = []  # (t0, t1, mean service s, servers, arrival rate)
         self._last = None
         self._interval_hist = LatencyHistogram()  # all operations since the last sample (ARCE Fig. 8)
+        self.persistence = LatencyHistogram(hi=7.0)  # from a delete to its tombstone's drop at the bottom
         self.phases: list[dict] = []  # one row per finished phase
         self.events: list[dict] = []  # a run that ended at a limit: its `limits.event_row`
         self.ended_by: str | None = None  # None, or the limit that ended the run (limits.DISK_FULL, OPEN_FILES)
@@ -145,10 +151,18 @@ class Recorder:
                 "write_bytes": job.write_bytes,
                 "input_entries": job.entries_in,
                 "output_entries": job.entries_out,
+                "cpu_s": float(job.cpu),
+                "device_s": float(job.dev),
             }
         )
 
-    def compaction_row(self, kind, c, start, read, written, entries_in, entries_out, outputs) -> None:
+    def deletes_persisted(self, seqs: np.ndarray) -> None:
+        """Tombstones a bottommost compaction dropped now (their seqnos): each delete is persistent from here on
+        (Sarkar et al. PVLDB'21 §2, Lethe); its latency runs from the delete's write (Tree.seq_times)."""
+        lat = self.clock.now - self.tree.seq_times(seqs)
+        self.persistence.add_many(lat, float(self.tree.eps))
+
+    def compaction_row(self, kind, c, start, read, written, entries_in, entries_out, outputs, cpu=0.0, dev=0.0):
         self.jobs.append(
             {
                 "id": 0,
@@ -164,6 +178,8 @@ class Recorder:
                 "write_bytes": float(written),
                 "input_entries": entries_in,
                 "output_entries": entries_out,
+                "cpu_s": float(cpu),
+                "device_s": float(dev),
             }
         )
 
@@ -335,6 +351,7 @@ class Recorder:
             latency,
             compactions,
             self.ended_by,
+            self.persistence.row(),
         )
         for row in self.phases:
             if row["measure"]:

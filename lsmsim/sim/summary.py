@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..tolerances import TIME_EPS
 
 if TYPE_CHECKING:
@@ -54,6 +56,16 @@ SUMMARY_DOC = {
     "device_peak_utilization": "SSD model: peak fraction of the logical capacity in use (files, WAL, outputs)",
     "device_host_write_bytes / device_host_read_bytes": "bytes the device served to the host",
     "flushes / compactions / trivial_moves": "job counts",
+    "data_movement": "(compaction_read_bytes + compaction_write_bytes) / user_bytes: the bytes compactions move "
+    "per byte ingested (Sarkar et al. PVLDB'21 §4.2)",
+    "compaction_latency_<stat>_s": "compaction durations, start to install (stat: mean, p50, p90, p99, max; "
+    "trivial moves excluded)",
+    "compaction_cpu_mean_s / compaction_device_mean_s": "a compaction's CPU work and device work (seconds on an "
+    "idle core and device; the compactions table has them per job as cpu_s and device_s)",
+    "tombstones_remaining": "tombstones (deletes) left in the tree's files at the end",
+    "deletes_persisted / delete_persistence_<stat>_s": "deletes whose tombstone a bottommost compaction dropped, "
+    "and the time from each delete to that drop (stat: mean, p50, p90, p99, max; Sarkar et al. §2's delete "
+    "persistence latency)",
     "files_L<i> / bytes_L<i> / runs_L<i>": "the final tree",
     "live_entries / logical_bytes": "live keys and their key + value bytes at the end",
     "sorted_runs": "sorted runs in the final tree",
@@ -62,6 +74,25 @@ SUMMARY_DOC = {
     "page_cache_hit_ratio / page_cache_hit_ratio_L<i>": "block-cache misses served by the OS page cache "
     "(machine.memory; 0 with lsm.use_direct_reads), all levels / level i",
 }
+
+
+def _compaction_figures(n: Counters, compactions: list[dict], tree: Tree, persistence: dict | None) -> dict:
+    """The design space's compaction metrics (Sarkar et al. PVLDB'21 §4.2)."""
+    ub = n.user_bytes
+    rows = [r for r in compactions if r["kind"] == "compaction"]
+    dur = np.array([r["end"] - r["start"] for r in rows])
+    out = {"data_movement": (n.compaction_read_bytes + n.compaction_write_bytes) / ub if ub else 0.0}
+    for stat, q in (("mean", None), ("p50", 50), ("p90", 90), ("p99", 99), ("max", 100)):
+        v = (dur.mean() if q is None else np.percentile(dur, q)) if dur.size else float("nan")
+        out[f"compaction_latency_{stat}_s"] = float(v)
+    out["compaction_cpu_mean_s"] = float(np.mean([r["cpu_s"] for r in rows])) if rows else float("nan")
+    out["compaction_device_mean_s"] = float(np.mean([r["device_s"] for r in rows])) if rows else float("nan")
+    out["tombstones_remaining"] = sum(r.tombstones for r in tree.runs())
+    p = persistence or {}
+    out["deletes_persisted"] = float(p.get("count", 0.0))
+    for stat in ("mean", "p50", "p90", "p99", "max"):
+        out[f"delete_persistence_{stat}_s"] = float(p.get(f"{stat}_s", float("nan")))
+    return out
 
 
 def build_summary(
@@ -78,6 +109,7 @@ def build_summary(
     latency: list[dict],
     compactions: list[dict],
     ended_by: str | None = None,
+    persistence: dict | None = None,
 ) -> dict:
     """The run's scalars (keys: `SUMMARY_DOC`) from its counters, write controller, final tree, device and
     the policy's own figures (prefixed `policy_`)."""
@@ -139,6 +171,7 @@ def build_summary(
     s["flushes"] = int(kinds.get("flush", 0))
     s["compactions"] = int(kinds.get("compaction", 0))
     s["trivial_moves"] = int(kinds.get("trivial_move", 0))
+    s.update(_compaction_figures(n, compactions, tree, persistence))
     for lvl in tree.levels:
         s[f"files_L{lvl.index}"] = len(lvl.files)
         s[f"bytes_L{lvl.index}"] = lvl.bytes
