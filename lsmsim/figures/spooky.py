@@ -398,8 +398,8 @@ def large_files_gc(res):
         ],
     )
     fig.tight_layout()
-    columns = ["granularity", "logical_gb", "compaction_write_amp", "gc_write_amp", "total_write_amp", "ended_by"]
-    return fig, table[columns]
+    series = series.drop(columns="physical_gb")
+    return fig, series.merge(table[["granularity", "logical_gb", "ended_by"]], on="granularity")
 
 
 @figure(
