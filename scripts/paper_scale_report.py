@@ -16,7 +16,18 @@ from pathlib import Path
 
 import pandas as pd
 
-METRICS = ("throughput_ops_per_s", "write_amp", "space_amp", "sim_time_s", "flushes", "compactions")
+METRICS = (
+    "throughput_ops_per_s",
+    "write_amp",
+    "space_amp",
+    "sim_time_s",
+    "flushes",
+    "compactions",
+    "gc_write_amp",
+    "total_write_amp",
+    "space_amp_peak",
+    "ended_by",
+)
 
 
 def point_rows(root: Path) -> pd.DataFrame:
