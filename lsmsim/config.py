@@ -241,7 +241,13 @@ class KeysConfig(Section):
     distribution: Literal["uniform", "sequential", "zipfian", "latest", "normal", "shuffled"] = Field(
         "uniform", description="uniform: with replacement (db_bench); shuffled: each key once, random order"
     )
-    theta: float = Field(0.99, ge=0, lt=1, description="Zipf skew; Gray et al.'s generator needs theta < 1.")
+    theta: float = Field(
+        0.99,
+        ge=0,
+        le=10,
+        description="Zipf skew: Gray et al.'s inverse below 1 (YCSB's), rejection-inversion from 1 on (Zipf with "
+        "s = 1, the design space's and Spooky's).",
+    )
     mean: float = Field(0.5, ge=0, le=1)
     stddev: float = Field(0.1, gt=0)
     hot_keys: Count | None = Field(

@@ -221,6 +221,61 @@ def test_zipf_rank_frequencies_match_pmf():
     assert np.all(np.diff(freq[:10]) < 0)
 
 
+def ri_rank_ref(u: float, i: int, items: int, s: float) -> int:
+    """Rejection-inversion (Hormann & Derflinger 1996) in plain Python, with the kernel's retry stream."""
+
+    def h_int(x):
+        lx = math.log(x)
+        t = (1 - s) * lx
+        return (math.expm1(t) / t if abs(t) > 1e-8 else 1 + t / 2 * (1 + t / 3 * (1 + t / 4))) * lx
+
+    def h_inv(x):
+        t = max(-1.0, x * (1 - s))
+        return math.exp((math.log1p(t) / t if abs(t) > 1e-8 else 1 - t * (0.5 - t * (1 / 3 - 0.25 * t))) * x)
+
+    h_x1, h_n = h_int(1.5) - 1, h_int(items + 0.5)
+    cut = 2 - h_inv(h_int(2.5) - 2.0**-s)
+    state, mask = (i ^ int(u * 2**53)) & (2**64 - 1), 2**64 - 1
+    while True:
+        v = h_n + u * (h_x1 - h_n)
+        x = h_inv(v)
+        k = min(max(math.floor(x + 0.5), 1), items)
+        if k - x <= cut or v >= h_int(k + 0.5) - k**-s:
+            return k - 1
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        u = ((z ^ (z >> 31)) >> 11) / 2**53
+
+
+@pytest.mark.parametrize("items,theta", [(1000, 1.0), (37, 1.5), (10**9, 1.0)])
+def test_zipf_from_exponent_one_matches_python_reference(items, theta):
+    """theta >= 1 (Zipf with s = 1, the design space's and Spooky's) draws by rejection-inversion: the kernel
+    equals the plain-Python reference draw for draw, rejections included."""
+    n = 3000
+    u = np.random.default_rng(5).random(n)
+    ranks = [ri_rank_ref(x, i, items, theta) for i, x in enumerate(u)]
+    z = K.make_sampler("zipfian", items, theta=theta)
+    assert z.draw_ranks(np.random.default_rng(5), n).tolist() == ranks
+    lat = K.make_sampler("latest", items, theta=theta)
+    assert lat.draw(np.random.default_rng(5), n, 10 * items).tolist() == [items - 1 - r for r in ranks]
+
+
+@pytest.mark.parametrize("theta", [1.0, 1.3])
+def test_zipf_from_exponent_one_is_exact(theta):
+    """Rejection-inversion is exact: every rank's frequency within 5 sd of 1 / (k^s zeta(n, s)), zeta(n, 1)
+    being the harmonic number; hot_fraction agrees with the draws."""
+    num, n = 500, 1_000_000
+    ranks = K.make_sampler("zipfian", num, theta=theta).draw_ranks(np.random.default_rng(3), n)
+    freq = np.bincount(ranks.astype(np.int64), minlength=num) / n
+    pmf = np.arange(1, num + 1) ** -theta / Z.zeta(num, theta)
+    assert Z.zeta(num, 1.0) == pytest.approx(math.fsum(1 / k for k in range(1, num + 1)), rel=1e-14) or theta != 1
+    sd = np.sqrt(pmf * (1 - pmf) / n)
+    assert np.all(np.abs(freq - pmf) < 5 * sd + 1e-12)
+    hot = K.make_sampler("zipfian", num, theta=theta).hot_fraction(0.01)
+    assert hot == pytest.approx(freq[:5].sum(), abs=5e-3)
+
+
 def test_zipfian_theta_controls_skew():
     a = K.make_sampler("zipfian", 10**5, theta=0.99).hot_fraction(0.01)
     b = K.make_sampler("zipfian", 10**5, theta=0.5).hot_fraction(0.01)
@@ -347,7 +402,7 @@ def test_bad_params_rejected():
         K.make_sampler("normal", 100, theta=0.9)
     with pytest.raises(ValueError, match="none"):
         K.make_sampler("uniform", 100, theta=0.9)
-    for bad in (1.0, -0.1):
+    for bad in (10.5, -0.1):
         with pytest.raises(ValueError, match="theta"):
             K.make_sampler("latest", 100, theta=bad)
     with pytest.raises(ValueError, match="stddev"):

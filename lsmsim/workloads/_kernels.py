@@ -1,5 +1,6 @@
-"""Numba kernels of the key samplers (`keys.py`): YCSB's FNV hash, Gray et al.'s zipfian inverse,
-the clipped normal and the Feistel permutation.
+"""Numba kernels of the key samplers (`keys.py`): YCSB's FNV hash, Gray et al.'s zipfian inverse (theta < 1),
+Hormann and Derflinger's rejection-inversion for zipf exponents >= 1, the clipped normal and the Feistel
+permutation.
 
 They live in one file because numba's on-disk cache does not see edits to njit functions defined
 in other files (numba issue 1833). Plain-Python references of the hash and the zipfian inverse
@@ -75,6 +76,79 @@ def zipf_kernel(u, items, zetan, theta, alpha, eta, mode, modulus, offset, out):
         # Separate pass: fused with the pow loop, the serial pow -> hash ->
         # divide latency chain made scrambling ~2x slower than this.
         # offset != 0 picks another scatter of the ranks (a moved hot set); 0 is YCSB's
+        umod = np.uint64(modulus)
+        shift = np.uint64(offset)
+        for i in range(u.size):
+            out[i] = fnv1a64_scalar(out[i] + shift) % umod
+
+
+# ---- zipf with exponent s >= 1: rejection-inversion (Hormann & Derflinger, "Rejection-inversion to generate
+# variates from monotone discrete distributions", ACM TOMACS 6(3), 1996; the form of Apache Commons RNG's
+# RejectionInversionZipfSampler). Ranks k = 1..n with P(k) ~ k^-s; exact, and a draw is O(1) for any n.
+@numba.njit(cache=True, inline="always")
+def _log1p_over_x(x):
+    if abs(x) > 1e-8:
+        return math.log1p(x) / x
+    return 1.0 - x * (0.5 - x * (1.0 / 3.0 - 0.25 * x))
+
+
+@numba.njit(cache=True, inline="always")
+def _expm1_over_x(x):
+    if abs(x) > 1e-8:
+        return math.expm1(x) / x
+    return 1.0 + x * 0.5 * (1.0 + x * (1.0 / 3.0) * (1.0 + 0.25 * x))
+
+
+@numba.njit(cache=True, inline="always")
+def ri_h_integral(x, s):
+    """H(x) = (x^(1-s) - 1) / (1 - s), log(x) at s = 1: an integral of h(x) = x^-s."""
+    lx = math.log(x)
+    return _expm1_over_x((1.0 - s) * lx) * lx
+
+
+@numba.njit(cache=True, inline="always")
+def ri_h(x, s):
+    return math.exp(-s * math.log(x))
+
+
+@numba.njit(cache=True, inline="always")
+def ri_h_integral_inverse(x, s):
+    t = x * (1.0 - s)
+    if t < -1.0:  # rounding only: H's range keeps t >= -1
+        t = -1.0
+    return math.exp(_log1p_over_x(t) * x)
+
+
+@numba.njit(cache=True, nogil=True)
+def zipf_ri_kernel(u, items, s, h_x1, h_n, s_cut, mode, modulus, offset, out):
+    """Zipf ranks 0..items-1 for exponent s from one uniform each; a rejected draw (rare) takes its next
+    uniforms from a splitmix64 stream seeded by the draw's own bits, so results depend on `u` alone."""
+    n = float(items)
+    for i in range(u.size):
+        v_u = u[i]
+        state = np.uint64(i) ^ np.uint64(int(v_u * 9007199254740992.0))
+        while True:
+            v = h_n + v_u * (h_x1 - h_n)
+            x = ri_h_integral_inverse(v, s)
+            k = math.floor(x + 0.5)
+            if k < 1.0:
+                k = 1.0
+            elif k > n:
+                k = n
+            if k - x <= s_cut or v >= ri_h_integral(k + 0.5, s) - ri_h(k, s):
+                break
+            state += np.uint64(0x9E3779B97F4A7C15)
+            z = state
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            z = z ^ (z >> np.uint64(31))
+            v_u = float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+        r = np.int64(k) - 1
+        if mode == 2:
+            out[i] = np.uint64(offset - r)
+        else:
+            out[i] = np.uint64(r)
+    if mode == 1:
         umod = np.uint64(modulus)
         shift = np.uint64(offset)
         for i in range(u.size):

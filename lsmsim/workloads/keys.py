@@ -33,8 +33,8 @@ import math
 import numpy as np
 
 from ..tolerances import ROUND_EPS
-from ._kernels import feistel_kernel, fnv1a64_array, normal_kernel, zipf_kernel
-from .zipf import zeta, zipf_params
+from ._kernels import feistel_kernel, fnv1a64_array, normal_kernel, zipf_kernel, zipf_ri_kernel
+from .zipf import ri_params, zeta, zipf_params
 
 __all__ = [
     "KeySampler",
@@ -63,15 +63,26 @@ def fnv1a64(vals) -> np.ndarray:
     return out
 
 
+THETA_MAX = 10.0  # beyond it nearly every draw is rank 0 (P = 1 / zeta(10) = 0.999)
+
+
 def _zipf_draw(rng, n, items, theta, mode, modulus, offset) -> np.ndarray:
-    zetan, alpha, eta = zipf_params(items, theta)
+    """Zipf ranks over `items`: Gray et al.'s inverse for theta < 1 (YCSB's), rejection-inversion at and
+    above 1 (Gray's exponent 1/(1 - theta) has no value there)."""
+    if theta >= 1.0:
+        ri = ri_params(items, theta)
+    else:
+        zetan, alpha, eta = zipf_params(items, theta)
     out = np.empty(n, dtype=np.uint64)
     buf = np.empty(min(n, _CHUNK), dtype=np.float64)
     for start in range(0, n, _CHUNK):
         m = min(_CHUNK, n - start)
         u = buf[:m]
         rng.random(out=u)
-        zipf_kernel(u, items, zetan, theta, alpha, eta, mode, modulus, offset, out[start : start + m])
+        if theta >= 1.0:
+            zipf_ri_kernel(u, items, theta, *ri, mode, modulus, offset, out[start : start + m])
+        else:
+            zipf_kernel(u, items, zetan, theta, alpha, eta, mode, modulus, offset, out[start : start + m])
     return out
 
 
@@ -178,7 +189,7 @@ class ZipfianSampler(KeySampler):
         # scramble s != 0 scatters rank r to fnvhash64(r + s * golden) % num: another hot set of the same skew
         # (Spooky PVLDB'22 §6: "the hot keys are randomly distributed ... and they change every two hours")
         self.offset = (int(scramble) * 0x9E3779B97F4A7C15) % 2**63  # the kernel takes an int64
-        zipf_params(self.num, self.theta)  # pay zeta(num) once, up front
+        zeta(self.num, self.theta)  # pay zeta(num) once, up front
 
     def draw_ranks(self, rng, n):
         """Unscrambled zipf ranks (0 = most popular); consumes rng as draw."""
@@ -290,9 +301,9 @@ class NormalSampler(KeySampler):
 
 def _check_theta(theta: float) -> float:
     theta = float(theta)
-    # Gray's inverse has alpha = 1/(1-theta): theta must stay below 1.
-    if not 0.0 <= theta < 1.0:
-        raise ValueError(f"theta must be in [0, 1), got {theta}")
+    # below 1 Gray's inverse, from 1 on rejection-inversion (_zipf_draw)
+    if not 0.0 <= theta <= THETA_MAX:
+        raise ValueError(f"theta must be in [0, {THETA_MAX}], got {theta}")
     return theta
 
 

@@ -13,7 +13,7 @@ import threading
 
 import mpmath
 
-__all__ = ["zeta", "zipf_params", "gray_rank_cdf"]
+__all__ = ["zeta", "zipf_params", "gray_rank_cdf", "ri_params"]
 
 # 30 digits: both Hurwitz values are of order 1/(1-theta) (about -100 at theta=0.99) while the sum
 # is ~10-30, so the subtraction loses about log10(1/(1-theta)) digits. A private context, because
@@ -42,6 +42,8 @@ def zeta(n: int, theta: float) -> float:
     if n <= 0:
         return 0.0
     with _MP_LOCK:
+        if theta == 1.0:  # the pole: the harmonic number H_n = digamma(n + 1) + Euler's gamma
+            return float(_MP.harmonic(n))
         return float(_riemann_zeta(theta) - _MP.zeta(theta, n + 1))
 
 
@@ -57,6 +59,17 @@ def zipf_params(items: int, theta: float) -> tuple[float, float, float]:
         return zetan, alpha, 0.0
     eta = (1.0 - (2.0 / items) ** (1.0 - theta)) / (1.0 - zeta2 / zetan)
     return zetan, alpha, eta
+
+
+def ri_params(items: int, s: float) -> tuple[float, float, float]:
+    """(H(1.5) - 1, H(items + 0.5), s_cut) of the rejection-inversion sampler for exponent s >= 1 (the
+    kernels' `zipf_ri_kernel`; Hormann & Derflinger 1996)."""
+    from ._kernels import ri_h, ri_h_integral, ri_h_integral_inverse
+
+    h_x1 = ri_h_integral(1.5, s) - 1.0
+    h_n = ri_h_integral(items + 0.5, s)
+    s_cut = 2.0 - ri_h_integral_inverse(ri_h_integral(2.5, s) - ri_h(2.0, s), s)
+    return h_x1, h_n, s_cut
 
 
 def gray_rank_cdf(k: int, items: int, theta: float) -> float:
