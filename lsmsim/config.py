@@ -238,8 +238,10 @@ DEFAULT_DEVICE = "simple"  # `device.model` when a config names none
 
 # ---------------------------------------------------------------- workload
 class KeysConfig(Section):
-    distribution: Literal["uniform", "sequential", "zipfian", "latest", "normal", "shuffled"] = Field(
-        "uniform", description="uniform: with replacement (db_bench); shuffled: each key once, random order"
+    distribution: Literal["uniform", "sequential", "zipfian", "latest", "prefix_zipf", "normal", "shuffled"] = Field(
+        "uniform",
+        description="uniform: with replacement (db_bench); shuffled: each key once, random order; prefix_zipf: "
+        "zipfian key ranges, uniform within (Sarkar et al.'s PrefixZipf)",
     )
     theta: float = Field(
         0.99,
@@ -248,6 +250,7 @@ class KeysConfig(Section):
         description="Zipf skew: Gray et al.'s inverse below 1 (YCSB's), rejection-inversion from 1 on (Zipf with "
         "s = 1, the design space's and Spooky's).",
     )
+    prefixes: int = Field(1024, ge=1, description="prefix_zipf: ranges of the key space (zipfian over them).")
     mean: float = Field(0.5, ge=0, le=1)
     stddev: float = Field(0.1, gt=0)
     hot_keys: Count | None = Field(

@@ -80,7 +80,7 @@ def test_contract_dtype_range_length_determinism(name, num):
         assert not np.array_equal(a, c)
 
 
-@pytest.mark.parametrize("name", ["zipfian", "normal", "latest"])
+@pytest.mark.parametrize("name", ["zipfian", "normal", "latest", "prefix_zipf"])
 def test_draw_is_independent_of_chunking(name):
     # One rng value per key: two batches equal one batch of the same total,
     # including across the internal chunk boundary.
@@ -274,6 +274,23 @@ def test_zipf_from_exponent_one_is_exact(theta):
     assert np.all(np.abs(freq - pmf) < 5 * sd + 1e-12)
     hot = K.make_sampler("zipfian", num, theta=theta).hot_fraction(0.01)
     assert hot == pytest.approx(freq[:5].sum(), abs=5e-3)
+
+
+def test_prefix_zipf_ranges_are_zipfian_and_keys_within_uniform():
+    """PrefixZipf (Sarkar et al. §5.2.1): each of the `prefixes` key ranges is drawn with zipf mass, the hottest
+    first, keys uniform inside it; hot_fraction follows the ranges' mass."""
+    num, prefixes, n = 100_000, 50, 1_000_000
+    s = K.make_sampler("prefix_zipf", num, theta=1.0, prefixes=prefixes)
+    keys = s.draw(np.random.default_rng(4), n).astype(np.int64)
+    per_range = np.bincount(keys // (num // prefixes), minlength=prefixes) / n
+    pmf = np.arange(1, prefixes + 1) ** -1.0 / Z.zeta(prefixes, 1.0)
+    assert np.all(np.abs(per_range - pmf) < 5 * np.sqrt(pmf * (1 - pmf) / n))
+    inside = keys[keys < num // prefixes]  # the hottest range: flat inside
+    halves = np.bincount(inside // (num // prefixes // 2), minlength=2)
+    assert abs(halves[0] / halves.sum() - 0.5) < 0.01
+    assert s.hot_fraction(1 / prefixes) == pytest.approx(pmf[0]) and s.hot_fraction(1.0) == 1.0
+    big = K.make_sampler("prefix_zipf", 10**9, theta=1.0).draw(np.random.default_rng(4), 100_000)
+    assert len(np.unique(big)) > 99_000  # skewed ranges, yet inserts into a large key space stay nearly unique
 
 
 def test_zipfian_theta_controls_skew():

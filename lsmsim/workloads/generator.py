@@ -43,6 +43,7 @@ def sampler_for(phase: PhaseConfig, num: int, seed: int = 0) -> KeySampler:
     params = {
         "zipfian": {"theta": k.theta, "scramble": k.scramble},
         "latest": {"theta": k.theta},
+        "prefix_zipf": {"theta": k.theta, "prefixes": k.prefixes},
         "normal": {"mean": k.mean, "stddev": k.stddev},
         "shuffled": {"seed": seed},
     }.get(k.distribution, {})

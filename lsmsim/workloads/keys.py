@@ -66,23 +66,29 @@ def fnv1a64(vals) -> np.ndarray:
 THETA_MAX = 10.0  # beyond it nearly every draw is rank 0 (P = 1 / zeta(10) = 0.999)
 
 
-def _zipf_draw(rng, n, items, theta, mode, modulus, offset) -> np.ndarray:
+def _zipf_draw(rng, n, items, theta, mode, modulus, offset, u=None) -> np.ndarray:
     """Zipf ranks over `items`: Gray et al.'s inverse for theta < 1 (YCSB's), rejection-inversion at and
-    above 1 (Gray's exponent 1/(1 - theta) has no value there)."""
+    above 1 (Gray's exponent 1/(1 - theta) has no value there). One uniform per draw, from `rng` or `u`."""
     if theta >= 1.0:
         ri = ri_params(items, theta)
     else:
         zetan, alpha, eta = zipf_params(items, theta)
+
+    def kernel(u, out):
+        if theta >= 1.0:
+            zipf_ri_kernel(u, items, theta, *ri, mode, modulus, offset, out)
+        else:
+            zipf_kernel(u, items, zetan, theta, alpha, eta, mode, modulus, offset, out)
+
     out = np.empty(n, dtype=np.uint64)
+    if u is not None:
+        kernel(np.ascontiguousarray(u, dtype=np.float64), out)
+        return out
     buf = np.empty(min(n, _CHUNK), dtype=np.float64)
     for start in range(0, n, _CHUNK):
         m = min(_CHUNK, n - start)
-        u = buf[:m]
-        rng.random(out=u)
-        if theta >= 1.0:
-            zipf_ri_kernel(u, items, theta, *ri, mode, modulus, offset, out[start : start + m])
-        else:
-            zipf_kernel(u, items, zetan, theta, alpha, eta, mode, modulus, offset, out[start : start + m])
+        rng.random(out=buf[:m])
+        kernel(buf[:m], out[start : start + m])
     return out
 
 
@@ -213,6 +219,41 @@ class ZipfianSampler(KeySampler):
         return f"ZipfianSampler(num={self.num}, theta={self.theta})"
 
 
+class PrefixZipfSampler(KeySampler):
+    """PrefixZipf (Sarkar et al. PVLDB'21 §5.2.1, after their KV-WorkloadGenerator): the key space is cut into
+    `prefixes` ranges of equal width; a key's range (its prefix) is zipfian with exponent `theta`, the hottest
+    first, and its place inside the range (the suffix) uniform. Skew over ranges without many repeated keys:
+    inserts stay nearly unique while ranges of the key space are hot."""
+
+    name = "prefix_zipf"
+
+    def __init__(self, num: int, theta: float = 1.0, prefixes: int = 1024):
+        super().__init__(num)
+        self.theta = _check_theta(theta)
+        self.prefixes = max(1, min(int(prefixes), self.num))
+        self.width = self.num // self.prefixes  # the last range also takes num % prefixes keys
+        zeta(self.prefixes, self.theta)
+
+    def draw(self, rng, n, cursor=0):
+        n, _ = _check_draw_args(n, cursor)
+        u = rng.random((n, 2))  # one pair per key (prefix, suffix): draws do not depend on how they are batched
+        prefix = _zipf_draw(rng, n, self.prefixes, self.theta, 0, 1, 0, u=u[:, 0])
+        start = prefix * np.uint64(self.width)
+        width = np.where(prefix == self.prefixes - 1, self.num - start, self.width).astype(np.uint64)
+        return start + (u[:, 1] * width).astype(np.uint64)
+
+    def hot_fraction(self, fraction):
+        """The zipf mass of the hottest prefixes the top fraction * num keys fill (whole ranges, then a share)."""
+        f = _check_fraction(fraction) * self.prefixes
+        k = int(f)
+        whole = zeta(k, self.theta)
+        part = (f - k) * (k + 1) ** -self.theta if k < self.prefixes else 0.0
+        return min(1.0, (whole + part) / zeta(self.prefixes, self.theta))
+
+    def __repr__(self):
+        return f"PrefixZipfSampler(num={self.num}, theta={self.theta}, prefixes={self.prefixes})"
+
+
 class LatestSampler(KeySampler):
     """YCSB SkewedLatestGenerator: recently inserted keys are most popular.
 
@@ -338,6 +379,7 @@ SAMPLERS: dict[str, tuple[type[KeySampler], tuple[str, ...]]] = {
     "sequential": (SequentialSampler, ()),
     "zipfian": (ZipfianSampler, ("theta", "scramble")),
     "latest": (LatestSampler, ("theta",)),
+    "prefix_zipf": (PrefixZipfSampler, ("theta", "prefixes")),
     "normal": (NormalSampler, ("mean", "stddev")),
     "shuffled": (ShuffledSampler, ("seed",)),
 }
@@ -353,7 +395,7 @@ def make_sampler(name: str, num: int, **params) -> KeySampler:
     """Build a key sampler by name over keys [0, num).
 
     Names/params: uniform, sequential, zipfian(theta=0.99, scramble=0),
-    latest(theta=0.99), normal(mean=0.5, stddev=0.1), shuffled(seed=0).
+    latest(theta=0.99), prefix_zipf(theta=1.0, prefixes=1024), normal(mean=0.5, stddev=0.1), shuffled(seed=0).
     """
     if name not in SAMPLERS:
         raise ValueError(f"unknown key distribution {name!r}; allowed: {_describe_samplers()}")
