@@ -340,6 +340,13 @@ class PhaseConfig(Section):
     writers: WritersConfig = WritersConfig()
     queries: QueriesConfig = QueriesConfig()
     scan_length: int = Field(100, ge=1, description="K of Seek + K Next for long scans.")
+    scan_selectivity: float | None = Field(
+        None,
+        gt=0,
+        le=1,
+        description="Long scans' length as a share of the key space `num` (Sarkar et al.'s range-lookup "
+        "selectivity); sets scan_length.",
+    )
     short_scan_length: int = Field(5, ge=1)
     measure: bool = Field(True, description="Count this phase in throughput and latency (false for loads).")
     wait_for_compactions: bool = Field(
@@ -406,6 +413,9 @@ class WorkloadConfig(Section):
         for where, h in hot:
             if h is not None and h > self.num:
                 raise ValueError(f"{where} ({h}) must not exceed the key space num ({self.num})")
+        for p in self.phases:
+            if p.scan_selectivity is not None:
+                p.scan_length = max(1, round(p.scan_selectivity * self.num))
         return self
 
 

@@ -234,3 +234,24 @@ def test_delete_metrics_order_lo1_tsd_and_tsa_as_the_paper_does():
         assert s["deletes_persisted"] > 0 and s["compaction_latency_p50_s"] <= s["compaction_latency_max_s"]
     rows = runs["LO+1"].compactions
     assert (rows[rows.kind == "compaction"].cpu_s > 0).all()
+
+
+def test_range_lookup_selectivity_sets_the_scan_length_from_the_key_space():
+    """§4.3.1's range-lookup selectivity: a share of the key space, turned into entries per long scan; ten
+    times the selectivity makes scans at least five times slower."""
+    cfg = load_config(
+        {
+            "workload": {
+                "num": "10M",
+                "phases": [{"operations": 10, "mix": {"long_scan": 1.0}, "scan_selectivity": 0.001}],
+            }
+        }
+    )
+    assert cfg.workload.phases[0].scan_length == 10_000
+    fill = {"operations": 60_000, "mix": {"insert": 1.0}}
+    scans = [
+        {"name": f"s{sel}", "operations": 2000, "mix": {"long_scan": 1.0}, "scan_selectivity": sel}
+        for sel in (0.01, 0.1)
+    ]
+    s = lsmsim.run(small_config(phases=[fill, *scans])).summary
+    assert s["phase_s0.01_ops_per_s"] > 5 * s["phase_s0.1_ops_per_s"] > 0
