@@ -1,0 +1,72 @@
+"""Sarkar et al. PVLDB'21 (the compaction design space), §5: the strategies of Table 2 side by side."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from .registry import figure
+
+# Fig. 4(a): Full moves 63x the data ingested (32x read, 31x written), Tier 23x; partial leveling 34-56% less than Full
+PAPER_DATA_MOVEMENT = {"Full": 63.0, "Tier": 23.0}
+
+
+@figure(
+    "design-space-fig4",
+    "Design space Fig. 4(a-e): data movement, compactions, compaction and write latency, lookups by alpha",
+    "design-space/fig4.yaml",
+    "PVLDB'21 §5.1, Fig. 4(a-e)",
+)
+def loading_and_lookups(res):
+    rows = []
+    for _, r in res.table.iterrows():
+        s = res.point(r.point_id)["summary"]
+        ub = s["user_bytes"]
+        row = {
+            "strategy": r.variant,
+            "data_movement": s["data_movement"],
+            "movement_read": s["compaction_read_bytes"] / ub,
+            "movement_write": s["compaction_write_bytes"] / ub,
+            "paper_data_movement": PAPER_DATA_MOVEMENT.get(r.variant, float("nan")),
+            "compactions": s["compactions"],
+            "trivial_moves": s["trivial_moves"],
+            **{f"compaction_{k}_s": s[f"compaction_latency_{k}_s"] for k in ("mean", "p50", "p90", "p99", "max")},
+            "write_p99_s": s["latency_write_p99_s"],
+            "write_p999_s": s["latency_write_p999_s"],
+            "sorted_runs": s["sorted_runs"],
+        }
+        for key, value in s.items():  # one closed-loop lookup thread: mean latency = 1 / throughput
+            m = re.fullmatch(r"phase_alpha-([0-9.]+)_ops_per_s", key)
+            if m and value > 0:
+                row[f"lookup_alpha_{m.group(1)}_s"] = 1.0 / value
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    fig = Figure(figsize=(17, 3.6))
+    ax = fig.subplots(1, 5)
+    x = range(len(df))
+    ax[0].bar(x, df.movement_read, label="read")
+    ax[0].bar(x, df.movement_write, bottom=df.movement_read, label="written")
+    ax[0].scatter(x, df.paper_data_movement, marker="x", color="k", zorder=3, label="paper")
+    ax[0].set_ylabel("(a) data movement / data ingested")
+    ax[0].legend(fontsize=7)
+    ax[1].bar(x, df.compactions)
+    ax[1].set_ylabel("(b) compactions")
+    for k, stat in enumerate(("mean", "p50", "p90", "p99", "max")):
+        ax[2].scatter(x, df[f"compaction_{stat}_s"] * 1e3, marker="o^sDv"[k], label=stat.upper())
+    ax[2].set(ylabel="(c) compaction latency (ms)", yscale="log")
+    ax[2].legend(fontsize=7)
+    ax[3].bar(x, df.write_p999_s * 1e3)
+    ax[3].set_ylabel("(d) P99.9 write latency (ms)")
+    alphas = sorted(c for c in df.columns if c.startswith("lookup_alpha_"))
+    for _, r in df.iterrows():
+        ax[4].plot([float(c.rsplit("_", 2)[1]) for c in alphas], [r[c] * 1e6 for c in alphas], label=r.strategy)
+    ax[4].set(xlabel="alpha (share of empty lookups)", ylabel="(e) mean lookup latency (us)")
+    ax[4].legend(fontsize=6)
+    for a in ax[:4]:
+        a.set_xticks(list(x), df.strategy, rotation=45, fontsize=7)
+    for a in ax:
+        a.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig, df
