@@ -265,10 +265,22 @@ class KeysConfig(Section):
         "values move the hot set (Spooky's Zipfian updates, PVLDB'22 §6).",
     )
 
+    deletes: Literal["drawn", "existing"] = Field(
+        "drawn",
+        description="drawn: a delete takes the distribution's next key, as any write; existing: deletes pick "
+        "uniformly among the keys this order has inserted so far and inserts take the order's keys alone "
+        "(shuffled, sequential; the design space's deletes of existing keys, Sarkar et al. §5.2.4).",
+    )
+
     @model_validator(mode="after")
     def _scramble_is_zipfian(self):
         if self.scramble and self.distribution != "zipfian":
             raise ValueError(f"scramble moves a zipfian hot set; distribution is {self.distribution!r}")
+        if self.deletes == "existing" and self.distribution not in ("shuffled", "sequential"):
+            raise ValueError(
+                f"deletes: existing needs an insert order (shuffled or sequential); distribution is "
+                f"{self.distribution!r}"
+            )
         return self
 
 

@@ -4,6 +4,7 @@ deletes (no key lost, tombstones honoured)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import lsmsim
@@ -255,3 +256,46 @@ def test_range_lookup_selectivity_sets_the_scan_length_from_the_key_space():
     ]
     s = lsmsim.run(small_config(phases=[fill, *scans])).summary
     assert s["phase_s0.01_ops_per_s"] > 5 * s["phase_s0.1_ops_per_s"] > 0
+
+
+def test_deletes_of_existing_keys_hit_keys_already_inserted():
+    """keys.deletes: existing (§5.2.4, deletes on existing keys interleaved with inserts): every delete names a key
+    the shuffled order inserted earlier, and the inserts still take each key once; the kernel counts only inserts
+    as the order's cursor."""
+    from lsmsim.config import PhaseConfig
+    from lsmsim.workloads.generator import WriteStream
+
+    phase = PhaseConfig(
+        operations=50_000,
+        mix={"insert": 0.7, "delete": 0.3},
+        keys={"distribution": "shuffled", "deletes": "existing"},
+    )
+    ws = WriteStream(phase, 100_000, 100, 1, np.random.default_rng(3))
+    inserted, cursor, orphans = set(), 0, 0
+    for _ in range(50):
+        s, _, deletes = ws.draw(1000, 1, cursor)
+        for key, tomb in zip(s.keys.tolist(), s.tombs.tolist()):
+            if not tomb:
+                assert key not in inserted  # each key inserted once
+                inserted.add(key)
+            elif key not in inserted:
+                orphans += 1  # only a delete before the first insert
+                assert not inserted
+        cursor += 1000 - deletes
+    assert orphans <= 3
+    with pytest.raises(ConfigError, match="deletes"):
+        load_config(
+            {"workload": {"phases": [{"operations": 10, "mix": {"delete": 1.0}, "keys": {"deletes": "existing"}}]}}
+        )
+    s = lsmsim.run(
+        small_config(
+            phases=[
+                {
+                    "operations": 60_000,
+                    "mix": {"insert": 0.8, "delete": 0.2},
+                    "keys": {"distribution": "shuffled", "deletes": "existing"},
+                }
+            ]
+        )
+    ).summary
+    assert s["live_entries"] < 0.8 * 60_000 - 0.7 * 0.2 * 60_000

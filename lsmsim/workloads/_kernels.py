@@ -168,21 +168,32 @@ def normal_kernel(z, mu, sigma, num, out):
         out[i] = np.uint64(x)
 
 
+@numba.njit(cache=True, inline="always")
+def _feistel_one(x, num, half_bits, key0, key1):
+    """P(x) of the cycle-walking 4-round Feistel permutation of [0, num) (Black & Rogaway, CT-RSA'02)."""
+    mask = np.uint64((1 << half_bits) - 1)
+    while True:
+        left = x >> np.uint64(half_bits)
+        right = x & mask
+        for r in range(4):
+            z = right * np.uint64(0x9E3779B97F4A7C15) + (key0 if r % 2 == 0 else key1) + np.uint64(r)
+            z = (z ^ (z >> np.uint64(29))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = z ^ (z >> np.uint64(32))
+            left, right = right, (left ^ z) & mask
+        x = (left << np.uint64(half_bits)) | right
+        if x < np.uint64(num):
+            return x
+
+
 @numba.njit(cache=True)
 def feistel_kernel(cursor0, n, num, half_bits, key0, key1, out):
-    """Cycle-walking 4-round Feistel permutation of [0, num) (Black & Rogaway, CT-RSA'02)."""
-    mask = np.uint64((1 << half_bits) - 1)
+    """P(cursor0), P(cursor0 + 1), ... (positions modulo num)."""
     for i in range(n):
-        x = np.uint64((cursor0 + i) % num)
-        while True:
-            left = x >> np.uint64(half_bits)
-            right = x & mask
-            for r in range(4):
-                z = right * np.uint64(0x9E3779B97F4A7C15) + (key0 if r % 2 == 0 else key1) + np.uint64(r)
-                z = (z ^ (z >> np.uint64(29))) * np.uint64(0xBF58476D1CE4E5B9)
-                z = z ^ (z >> np.uint64(32))
-                left, right = right, (left ^ z) & mask
-            x = (left << np.uint64(half_bits)) | right
-            if x < np.uint64(num):
-                break
-        out[i] = x
+        out[i] = _feistel_one(np.uint64((cursor0 + i) % num), num, half_bits, key0, key1)
+
+
+@numba.njit(cache=True)
+def feistel_at_kernel(positions, num, half_bits, key0, key1, out):
+    """P at arbitrary positions (modulo num): the keys that insert numbers got (deletes of existing keys)."""
+    for i in range(positions.size):
+        out[i] = _feistel_one(np.uint64(positions[i] % num), num, half_bits, key0, key1)

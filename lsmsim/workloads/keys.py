@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 from ..tolerances import ROUND_EPS
-from ._kernels import feistel_kernel, fnv1a64_array, normal_kernel, zipf_kernel, zipf_ri_kernel
+from ._kernels import feistel_at_kernel, feistel_kernel, fnv1a64_array, normal_kernel, zipf_kernel, zipf_ri_kernel
 from .zipf import ri_params, zeta, zipf_params
 
 __all__ = [
@@ -169,6 +169,10 @@ class SequentialSampler(KeySampler):
         if cursor % self.num + n > self.num:  # only pay for % when wrapping
             keys %= num
         return keys
+
+    def at(self, positions: np.ndarray) -> np.ndarray:
+        """The keys insert numbers `positions` got."""
+        return positions.astype(np.uint64) % np.uint64(self.num)
 
     def hot_fraction(self, fraction):
         # Each key is touched once per pass: no key is hotter than another.
@@ -367,6 +371,12 @@ class ShuffledSampler(KeySampler):
         n, cursor = _check_draw_args(n, cursor)
         out = np.empty(n, np.uint64)
         feistel_kernel(cursor, n, self.num, self.half_bits, self.k0, self.k1, out)
+        return out
+
+    def at(self, positions: np.ndarray) -> np.ndarray:
+        """The keys insert numbers `positions` got (P(c mod num))."""
+        out = np.empty(positions.size, np.uint64)
+        feistel_at_kernel(positions.astype(np.uint64), self.num, self.half_bits, self.k0, self.k1, out)
         return out
 
     def hot_fraction(self, fraction):
