@@ -133,6 +133,17 @@ def test_design_space_fig4_orderings_the_paper_reports(quick):
     assert (df["lookup_alpha_0.0_s"] > df["lookup_alpha_1.0_s"]).all()
 
 
+def test_design_space_fig8_delete_driven_strategies_purge_more(quick):
+    """Fig. 8(e) at 10% deletes: TSD leaves fewer tombstones than LO+1 and far fewer than Tier, TSA fewer than TSD
+    (the paper: TSD 5% below LO+1 and 16% below Tier, TSA 7-10% below TSD), and TSA keeps the worst delete
+    persistence below LO+1's."""
+    df = pd.read_csv(quick[0] / "figures" / "design-space-fig8.csv")
+    at = df[df.delete_share == 0.1].set_index("strategy")
+    left = at.tombstones_remaining
+    assert left["TSA33"] < left["TSD"] < left["LO+1"] < 0.5 * left["Tier"]
+    assert at.delete_persistence_max_s["TSA50"] < at.delete_persistence_max_s["LO+1"]
+
+
 def test_spooky_fig1_utilization_limits(quick):
     """Fig. 1: Full Merge cannot store data at 50% utilization; Spooky runs at 80% without GC overhead; Partial
     Merge's GC write-amp climbs with utilization."""

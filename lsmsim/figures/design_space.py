@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pandas as pd
+from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from .registry import figure
@@ -68,5 +69,41 @@ def loading_and_lookups(res):
         a.set_xticks(list(x), df.strategy, rotation=45, fontsize=7)
     for a in ax:
         a.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig, df
+
+
+@figure(
+    "design-space-fig8",
+    "Design space Fig. 8(e-g): deletes of existing keys, tombstones left, space-amp, data movement by delete share",
+    "design-space/fig8-deletes.yaml",
+    "PVLDB'21 §5.2.4, Fig. 8(e-g)",
+)
+def deletes(res):
+    t = res.table
+    df = pd.DataFrame(
+        {
+            "strategy": t["variant"],
+            "delete_share": t["workload.phases.0.mix.delete"],
+            "tombstones_remaining": t["tombstones_remaining"],
+            "space_amp": t["space_amp_durable"],
+            "data_movement": t["data_movement"],
+            "deletes_persisted": t["deletes_persisted"],
+            "delete_persistence_p50_s": t["delete_persistence_p50_s"],
+            "delete_persistence_max_s": t["delete_persistence_max_s"],
+        }
+    ).sort_values(["strategy", "delete_share"], ignore_index=True)
+    fig = Figure(figsize=(15, 3.8))
+    ax = fig.subplots(1, 4)
+    for col, a, label in zip(
+        ("tombstones_remaining", "space_amp", "data_movement", "delete_persistence_max_s"),
+        ax,
+        ("(e) tombstones left", "(f) space-amp (obsolete / live)", "(g) data movement", "delete persistence, max (s)"),
+    ):
+        for i, (name, g) in enumerate(df.groupby("strategy", sort=False)):  # eleven strategies: tab20's colours
+            a.plot(g.delete_share, g[col], marker="os^Dv"[i % 5], color=colormaps["tab20"](i), label=name)
+        a.set(xlabel="share of deletes", ylabel=label)
+        a.grid(alpha=0.3)
+    ax[0].legend(fontsize=6)
     fig.tight_layout()
     return fig, df
