@@ -5,7 +5,9 @@ The leveled layouts run on lsmsim's RocksDB leveled picker (`leveled.py`, as the
 RocksDB 6.11.4's), with the primitives put in where RocksDB's picker takes them:
 - level saturation is RocksDB's compaction score; the movement policy is the picker's file order
   (`compaction_pri`, `movement.py`);
-- `leveling` holds one run in L0 as well: L0 compacts once it has two files (§4.1, "pure leveling");
+- `leveling` holds one run in L0 as well: every flush compacts into L1 (§4.1's "pure leveling"; the paper's code sets
+  level0_file_num_compaction_trigger = 1, BU-DiSC/LSM-Compaction-Analysis examples/__working_branch/
+  emu_environment.cc, with L1 = T buffers and files of one buffer, as the experiments here do);
   `1-leveling` keeps RocksDB's tiered L0 (level0_file_num_compaction_trigger files);
 - granularity `level` (Full) merges a whole saturated level into the next one, one merge at a time, and holds
   writes until it ends (§4.1: "ingestion may resume only after all the compaction-marked files are compacted");
@@ -71,7 +73,7 @@ class ComposedOptions(PolicyOptions):
     max_bytes_for_level_base: Bytes = Field(units.parse_size("256MiB"), gt=0)
     target_file_size_base: Bytes = Field(units.parse_size("64MiB"), gt=0)
     level0_file_num_compaction_trigger: int = Field(
-        4, ge=1, description="L0 files (sorted runs) that trigger a compaction; `leveling` uses 2 (one run in L0)."
+        4, ge=1, description="L0 files (sorted runs) that trigger a compaction (1-leveling); `leveling` uses 1."
     )
     level_compaction_dynamic_level_bytes: bool = Field(False, description="RocksDB 6.11's default: off.")
     tombstone_density: float = Field(
@@ -119,7 +121,7 @@ class ComposedLeveled(Leveled):
 
     def __init__(self, options: ComposedOptions, lsm, ensemble: Ensemble):
         order = next((FILE_ORDER[m] for m in ensemble.movement if m in FILE_ORDER), "min_overlapping_ratio")
-        l0_trigger = 2 if ensemble.layout == "leveling" else options.level0_file_num_compaction_trigger
+        l0_trigger = 1 if ensemble.layout == "leveling" else options.level0_file_num_compaction_trigger
         leveled = LeveledOptions(
             name="leveled",
             level0_file_num_compaction_trigger=l0_trigger,

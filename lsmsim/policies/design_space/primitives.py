@@ -6,8 +6,8 @@ order (TSD: 1. tombstone density, 2. level saturation). `validate` names the fie
 strategy lsmsim can run, and why.
 
 What runs (`policy.py`):
-- layouts `leveling` (one run per level, also RocksDB's L0: it compacts as soon as it holds two files, the
-  paper's §4.1 "pure leveling"), `1-leveling` (L0 tiered, RocksDB's default) and `tiering` (RocksDB's
+- layouts `leveling` (one run per level, also RocksDB's L0: every flush compacts into L1, the paper's §4.1
+  "pure leveling"), `1-leveling` (L0 tiered, RocksDB's default) and `tiering` (RocksDB's
   universal compaction, the paper's Tier);
 - granularity `file` (one file and RocksDB's clean expansion around it) or `level` (whole levels, Full) for the
   leveled layouts, `sorted_run` for tiering;
