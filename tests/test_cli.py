@@ -77,7 +77,7 @@ import pytest  # noqa: E402
 @pytest.mark.parametrize(
     "override,path",
     [
-        ("workload.phases.0.keys.theta=1.5", "workload.phases[0].keys.theta"),
+        ("workload.phases.0.keys.theta=11", "workload.phases[0].keys.theta"),
         ("seed=-1", "seed"),
         ("machine.io_priority=[flush]", "machine"),
         ("workload.num=1e30", "workload.num"),
