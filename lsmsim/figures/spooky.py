@@ -335,6 +335,15 @@ def _lines_by_granularity(axes, df, columns):
     axes[0].legend(fontsize=7)
 
 
+def _over_time(res, panels: list[tuple[str, str]], width: float):
+    """Fig. 13's layout: one panel per (series column, label), a line per granularity; (figure, series, table)."""
+    series, table = _over_time_and_table(res)
+    fig = Figure(figsize=(width, 3.6))
+    _lines_by_granularity(fig.subplots(1, len(panels)), series, panels)
+    fig.tight_layout()
+    return fig, series, table
+
+
 @figure(
     "spooky-fig13",
     "Spooky Fig. 13(A-F): uniform updates, physical size, compaction/GC/total write-amp over time, throughput",
@@ -342,20 +351,16 @@ def _lines_by_granularity(axes, df, columns):
     "PVLDB'22 §6, Fig. 13(A-F)",
 )
 def uniform_updates(res):
-    series, table = _over_time_and_table(res)
-    fig = Figure(figsize=(16, 3.6))
-    axes = fig.subplots(1, 4)
-    _lines_by_granularity(
-        axes,
-        series,
+    fig, series, table = _over_time(
+        res,
         [
             ("physical_gb", "(A) physical size, peak (GB)"),
             ("compaction_write_amp", "(B) compaction write-amp"),
             ("gc_write_amp", "(C) GC write-amp"),
             ("total_write_amp", "(D) total write-amp"),
         ],
+        16,
     )
-    fig.tight_layout()
     return fig, table.merge(
         series.groupby("granularity").physical_gb.max().rename("physical_gb_peak"), on="granularity"
     )
@@ -368,13 +373,8 @@ def uniform_updates(res):
     "PVLDB'22 §6, Fig. 13(E bottom, G, H)",
 )
 def zipfian_updates(res):
-    series, table = _over_time_and_table(res)
-    fig = Figure(figsize=(9, 3.6))
-    axes = fig.subplots(1, 2)
-    _lines_by_granularity(
-        axes, series, [("compaction_write_amp", "(G) compaction write-amp"), ("total_write_amp", "(H) total write-amp")]
-    )
-    fig.tight_layout()
+    panels = [("compaction_write_amp", "(G) compaction write-amp"), ("total_write_amp", "(H) total write-amp")]
+    fig, _, table = _over_time(res, panels, 9)
     return fig, table
 
 
@@ -385,19 +385,12 @@ def zipfian_updates(res):
     "PVLDB'22 §6, Fig. 15(B) (beside Fig. 13(B-D))",
 )
 def large_files_gc(res):
-    series, table = _over_time_and_table(res)
-    fig = Figure(figsize=(13, 3.6))
-    axes = fig.subplots(1, 3)
-    _lines_by_granularity(
-        axes,
-        series,
-        [
-            ("compaction_write_amp", "compaction write-amp"),
-            ("gc_write_amp", "GC write-amp"),
-            ("total_write_amp", "total write-amp (Eq. 2)"),
-        ],
-    )
-    fig.tight_layout()
+    panels = [
+        ("compaction_write_amp", "compaction write-amp"),
+        ("gc_write_amp", "GC write-amp"),
+        ("total_write_amp", "total write-amp (Eq. 2)"),
+    ]
+    fig, series, table = _over_time(res, panels, 13)
     series = series.drop(columns="physical_gb")
     return fig, series.merge(table[["granularity", "logical_gb", "ended_by"]], on="granularity")
 

@@ -62,24 +62,35 @@ def gray_rank(u, items, zetan, theta, alpha, eta, half_pow_theta):
     return r
 
 
+@numba.njit(cache=True, inline="always")
+def _put_rank(out, i, r, mode, offset):
+    """Rank r as drawn (modes 0 and 1: scrambled afterwards) or as offset - r (mode 2, latest)."""
+    if mode == 2:
+        out[i] = np.uint64(offset - r)
+    else:
+        out[i] = np.uint64(r)
+
+
 # mode: 0 = raw rank, 1 = fnv(rank) % modulus, 2 = offset - rank
 @numba.njit(cache=True, nogil=True)
 def zipf_kernel(u, items, zetan, theta, alpha, eta, mode, modulus, offset, out):
     half_pow_theta = 0.5**theta
     for i in range(u.size):
-        r = gray_rank(u[i], items, zetan, theta, alpha, eta, half_pow_theta)
-        if mode == 2:
-            out[i] = np.uint64(offset - r)
-        else:
-            out[i] = np.uint64(r)
+        _put_rank(out, i, gray_rank(u[i], items, zetan, theta, alpha, eta, half_pow_theta), mode, offset)
     if mode == 1:
         # Separate pass: fused with the pow loop, the serial pow -> hash ->
         # divide latency chain made scrambling ~2x slower than this.
-        # offset != 0 picks another scatter of the ranks (a moved hot set); 0 is YCSB's
-        umod = np.uint64(modulus)
-        shift = np.uint64(offset)
-        for i in range(u.size):
-            out[i] = fnv1a64_scalar(out[i] + shift) % umod
+        _scramble(out, modulus, offset)
+
+
+@numba.njit(cache=True, inline="always")
+def _scramble(out, modulus, offset):
+    """Ranks to keys: fnv(rank + offset) % modulus; offset != 0 picks another scatter of the ranks (a moved hot
+    set), 0 is YCSB's."""
+    umod = np.uint64(modulus)
+    shift = np.uint64(offset)
+    for i in range(out.size):
+        out[i] = fnv1a64_scalar(out[i] + shift) % umod
 
 
 # ---- zipf with exponent s >= 1: rejection-inversion (Hormann & Derflinger, "Rejection-inversion to generate
@@ -143,16 +154,9 @@ def zipf_ri_kernel(u, items, s, h_x1, h_n, s_cut, mode, modulus, offset, out):
             z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
             z = z ^ (z >> np.uint64(31))
             v_u = float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-        r = np.int64(k) - 1
-        if mode == 2:
-            out[i] = np.uint64(offset - r)
-        else:
-            out[i] = np.uint64(r)
+        _put_rank(out, i, np.int64(k) - 1, mode, offset)
     if mode == 1:
-        umod = np.uint64(modulus)
-        shift = np.uint64(offset)
-        for i in range(u.size):
-            out[i] = fnv1a64_scalar(out[i] + shift) % umod
+        _scramble(out, modulus, offset)
 
 
 @numba.njit(cache=True, nogil=True)
