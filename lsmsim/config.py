@@ -276,10 +276,10 @@ class KeysConfig(Section):
     def _scramble_is_zipfian(self):
         if self.scramble and self.distribution != "zipfian":
             raise ValueError(f"scramble moves a zipfian hot set; distribution is {self.distribution!r}")
-        if self.deletes == "existing" and self.distribution not in ("shuffled", "sequential"):
+        if self.deletes == "existing" and (self.distribution not in ("shuffled", "sequential") or self.hot_keys):
             raise ValueError(
-                f"deletes: existing needs an insert order (shuffled or sequential); distribution is "
-                f"{self.distribution!r}"
+                f"deletes: existing needs an insert order (shuffled or sequential, without hot_keys); distribution "
+                f"is {self.distribution!r}"
             )
         return self
 

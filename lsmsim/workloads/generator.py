@@ -71,7 +71,7 @@ class WriteStream:
         self.key_rng = np.random.default_rng(seeds[0])
         self.op_rng = np.random.default_rng(seeds[1])
         # deletes of existing keys draw from their own stream (and take no insert number: the kernel's cursor)
-        self.delete_existing = phase.keys.deletes == "existing" and phase.keys.hot_keys is None
+        self.delete_existing = phase.keys.deletes == "existing"
         self.delete_rng = np.random.default_rng([int(seeds[1]), 1])
 
     def draw(self, n: int, first_seq: int, cursor: int) -> tuple[Samples, float, int]:
