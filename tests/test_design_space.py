@@ -299,3 +299,21 @@ def test_deletes_of_existing_keys_hit_keys_already_inserted():
         )
     ).summary
     assert s["live_entries"] < 0.8 * 60_000 - 0.7 * 0.2 * 60_000
+
+
+def test_compensated_sizes_order_alike_in_numpy_and_per_file():
+    """kMinOverlappingRatio divides by the compensated size (ComputeCompensatedSizes: deletions beyond half a file's
+    entries count as values twice over): the numpy order over a run equals the per-file reference, and a
+    tombstone-heavy file moves ahead of a plain one with the same overlap."""
+    from lsmsim.policies import movement
+    from lsmsim.policies.leveled import Leveled
+
+    files = [(i * 100, i * 100 + 80, 40, 0.7 if i % 3 == 0 else 0.0) for i in range(12)]
+    t = TreeBuilder().run(1, *files).run(2, *[(i * 100, i * 100 + 90, 40) for i in range(12)]).build()
+    src, dst = t.runs_at(1)[0], t.runs_at(2)[0]
+    avg = movement.average_value_size(t.runs())
+    assert src.tombstones > 0 and avg > 0
+    assert list(Leveled._overlap_order(src, dst, avg)) == Leveled._by_overlap(src.files, dst, avg)
+    heavy = [f for f in src.files if 2 * f.tombstones >= f.entries]
+    assert heavy and movement.compensated_size(heavy[0], avg) > heavy[0].bytes
+    assert list(Leveled._overlap_order(src, dst, avg))[0] in heavy
