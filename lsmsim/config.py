@@ -176,6 +176,11 @@ class LsmConfig(Section):
         "holding keys of its range, plus false positives at this rate.",
     )
     block_cache_size: Bytes = units.parse_size("8MiB")
+    cache_index_and_filter_blocks: bool = Field(
+        False,
+        description="RocksDB's table option: filter and index blocks live in the block cache (loaded when a file "
+        "is opened, evicted like data blocks), not pinned in memory; their misses read the device (lsm/costs.py).",
+    )
     # Latency percentiles come from a mixture of discrete latencies (k synchronous reads for k = 0, 1, ...): a
     # percentile that falls where one atom ends and the next begins jumps between them when the mass moves by
     # a hair. On the quickstart, long-scan p99 is 361 us at 1 entry per sample and 387 us at 4 because the

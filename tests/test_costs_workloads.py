@@ -112,3 +112,51 @@ def test_full_key_index_answers_for_a_whole_level():
     assert indexed.get_empty.cpu < plain.get_empty.cpu
     assert indexed.get_empty.reads == pytest.approx(bloom_fpr(10))  # only the L1 run's filter can err
     assert indexed.long_scan.reads < plain.long_scan.reads
+
+
+def _meta_pages(tree, lsm: LsmConfig):
+    """Per run (youngest first): pages of one file's filter and of one file's index (lsm/costs.py's sizes)."""
+    from lsmsim.lsm.costs import INDEX_ENTRY_OVERHEAD
+
+    out = []
+    for r in tree.runs():
+        files = len(r.files)
+        out.append(
+            (
+                r.entries * lsm.bloom_bits_per_key / 8 / files / lsm.block_size,
+                r.bytes / lsm.block_size * (tree.key_size + INDEX_ENTRY_OVERHEAD) / files / lsm.block_size,
+            )
+        )
+    return out
+
+
+def test_cached_filters_and_indexes_cost_nothing_when_the_cache_holds_them():
+    """With cache_index_and_filter_blocks and a block cache larger than everything, filters and indexes cost no
+    device read (a new file's are cached at open, PrefetchIndexAndFilterBlocks): the costs of pinned metadata."""
+    t = tree_with({1: [[(0, 10**6, 20_000)]], 2: [[(0, 10**6, 200_000)]]})
+    pinned = _costs(t, block_cache_size=0)
+    cached = _costs(t, block_cache_size=0, cache_index_and_filter_blocks=True)
+    assert cached.get.reads > pinned.get.reads and cached.get_empty.sync_reads > pinned.get_empty.sync_reads
+    big = _costs(t, block_cache_size=10**9, cache_index_and_filter_blocks=True)
+    big_pinned = _costs(t, block_cache_size=10**9)  # (data blocks of new files start cold in both)
+    for op in ("get", "get_empty", "long_scan"):
+        assert big.of(op).reads == pytest.approx(big_pinned.of(op).reads)
+        assert big.of(op).sync_reads == pytest.approx(big_pinned.of(op).sync_reads)
+
+
+def test_uncached_filters_and_indexes_match_the_closed_form():
+    """Block cache 0: an empty get loads every run's filter (one I/O of the filter's pages each), and on a false
+    positive (FPR) the run's index and one data block; an existing get loads the filters of the runs it passes,
+    the index and data block of the run holding the key, and those of earlier runs on false positives."""
+    t = tree_with({1: [[(0, 10**6, 20_000)]], 2: [[(i * 100_000, i * 100_000 + 90_000, 50_000) for i in range(4)]]})
+    lsm = LsmConfig(block_cache_size=0, cache_index_and_filter_blocks=True, block_size=4096)
+    c = build_costs(t, lsm, CpuCostConfig(), lambda f: f, scan_length=100, short_scan_length=5)
+    fpr = bloom_fpr(lsm.bloom_bits_per_key)
+    (f1, i1), (f2, i2) = _meta_pages(t, lsm)
+    assert c.get_empty.sync_reads == pytest.approx(2 + 2 * fpr * 2)
+    assert c.get_empty.reads == pytest.approx(f1 + f2 + fpr * (i1 + 1) + fpr * (i2 + 1))
+    s1 = 20_000 / 220_000  # the share of keys whose newest version is in the first run
+    ios = 1 + s1 * 2 + (1 - s1) * (fpr * 2 + 1 + 2)  # filter 1; found there, or FP there then filter 2 + hit
+    assert c.get.sync_reads == pytest.approx(ios)
+    pages = f1 + s1 * (i1 + 1) + (1 - s1) * (fpr * (i1 + 1) + f2 + i2 + 1)
+    assert c.get.reads == pytest.approx(pages)

@@ -122,3 +122,28 @@ def test_solver_reports_whether_it_reached_its_fixed_point():
     cut = solve(flows(), cores=1, switch_overhead=0.0, iterations=1)
     assert not cut.converged and cut.rounds == 1
     assert solve([], cores=2, switch_overhead=0.0) == (0.0, True, 0)
+
+
+def test_read_latency_fixed_point_settles_a_read_bound_closed_loop():
+    """One closed-loop reader: per operation c s of CPU, d s of device time and k synchronous reads of
+    L0 / (1 - u) each (M/M/1). Two rounds from an idle device swing it from saturated (u = 1, a short wait) to
+    starved (a 50x wait); the fixed point is the root of u = d / (c + k L0 / (1 - u)), a quadratic."""
+    from lsmsim.sim.foreground import read_latency_fixed_point
+
+    c, d, k, l0 = 10e-6, 1.04e-3, 1.83, 0.5e-3
+    calls = []
+
+    def evaluate(u):
+        calls.append(u)
+        rate = min(1.0 / d, 1.0 / (c + k * l0 / max(0.02, 1.0 - u)))
+        return rate * d, True
+
+    u, ok = read_latency_fixed_point(evaluate, 0.0)
+    # u (c (1 - u) + k l0) = d (1 - u)  ->  c u^2 - (c + k l0 + d) u + d = 0, the root in [0, 1]
+    a, b = c, -(c + k * l0 + d)
+    root = (-b - math.sqrt(b * b - 4 * a * d)) / (2 * a)
+    assert ok and u == pytest.approx(root, abs=1e-3) and 0.4 < root < 0.6
+    # near the fixed point already: the two rounds agree, nothing more is evaluated
+    calls.clear()
+    u2, _ = read_latency_fixed_point(evaluate, root)
+    assert len(calls) == 2 and u2 == pytest.approx(root, abs=1e-3)

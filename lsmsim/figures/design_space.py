@@ -16,9 +16,9 @@ PAPER_DATA_MOVEMENT = {"Full": 63.0, "Tier": 23.0}
 
 @figure(
     "design-space-fig4",
-    "Design space Fig. 4(a-e): data movement, compactions, compaction and write latency, lookups by alpha",
+    "Design space Fig. 4(a-f, h): data movement, compactions, compaction and write latency, lookups by alpha",
     "design-space/fig4.yaml",
-    "PVLDB'21 §5.1, Fig. 4(a-e)",
+    "PVLDB'21 §5.1, Fig. 4(a-f, h)",
 )
 def loading_and_lookups(res):
     rows = []
@@ -38,14 +38,15 @@ def loading_and_lookups(res):
             "write_p999_s": s["latency_write_p999_s"],
             "sorted_runs": s["sorted_runs"],
         }
-        for key, value in s.items():  # one closed-loop lookup thread: mean latency = 1 / throughput
-            m = re.fullmatch(r"phase_alpha-([0-9.]+)_ops_per_s", key)
-            if m and value > 0:
-                row[f"lookup_alpha_{m.group(1)}_s"] = 1.0 / value
+        for key, value in s.items():  # per alpha phase: (e) mean and (h) P90 lookup latency, (f) read amplification
+            m = re.fullmatch(r"phase_alpha-([0-9.]+)_(lookup_mean_s|lookup_p90_s|read_amp)", key)
+            if m:
+                name = {"lookup_mean_s": "lookup", "lookup_p90_s": "lookup_p90", "read_amp": "read_amp"}[m.group(2)]
+                row[f"{name}_alpha_{m.group(1)}" + ("" if name == "read_amp" else "_s")] = value
         rows.append(row)
     df = pd.DataFrame(rows)
-    fig = Figure(figsize=(17, 3.6))
-    ax = fig.subplots(1, 5)
+    fig = Figure(figsize=(17, 7))
+    ax = fig.subplots(2, 4).ravel()
     x = range(len(df))
     ax[0].bar(x, df.movement_read, label="read")
     ax[0].bar(x, df.movement_write, bottom=df.movement_read, label="written")
@@ -60,11 +61,21 @@ def loading_and_lookups(res):
     ax[2].legend(fontsize=7)
     ax[3].bar(x, df.write_p999_s * 1e3)
     ax[3].set_ylabel("(d) P99.9 write latency (ms)")
-    alphas = sorted(c for c in df.columns if c.startswith("lookup_alpha_"))
-    for _, r in df.iterrows():
-        ax[4].plot([float(c.rsplit("_", 2)[1]) for c in alphas], [r[c] * 1e6 for c in alphas], label=r.strategy)
-    ax[4].set(xlabel="alpha (share of empty lookups)", ylabel="(e) mean lookup latency (us)")
+    for a, prefix, scale, label in (
+        (ax[4], "lookup_alpha_", 1e6, "(e) mean lookup latency (us)"),
+        (ax[5], "read_amp_alpha_", 1.0, "(f) read amplification (pages / found key)"),
+        (ax[6], "lookup_p90_alpha_", 1e6, "(h) P90 lookup latency (us)"),
+    ):
+        cols = sorted(c for c in df.columns if c.startswith(prefix))
+        for _, r in df.iterrows():
+            a.plot(
+                [float(c[len(prefix) :].removesuffix("_s")) for c in cols],
+                [r[c] * scale for c in cols],
+                label=r.strategy,
+            )
+        a.set(xlabel="alpha (share of empty lookups)", ylabel=label)
     ax[4].legend(fontsize=6)
+    ax[7].set_visible(False)  # (g), range scans by selectivity, is not drawn
     for a in ax[:4]:
         a.set_xticks(list(x), df.strategy, rotation=45, fontsize=7)
     for a in ax:

@@ -12,6 +12,19 @@ Costs follow from the tree state (docs/design.md "The tree"):
 Block accesses hit RocksDB's block cache, else the OS page cache, else read the device (`cache.py`,
 per file as it warms); a block-cache miss costs `block_read` CPU (the read call, its copy and
 checksum) wherever it is served.
+
+Filter and index blocks are pinned in memory unless `lsm.cache_index_and_filter_blocks`: then each
+file's full filter (bits_per_key x entries / 8 bytes) and index (one entry per data block: the
+separator key + INDEX_ENTRY_OVERHEAD) are block-cache entries of their own, loaded whole when the
+file is opened (RocksDB `BlockBasedTable::PrefetchIndexAndFilterBlocks`, table/block_based/
+block_based_table_reader.cc: a new file starts with them cached) and evicted like data blocks. A get
+reads the filter of every file it probes and the index of every file whose filter passes; a seek
+reads one index per run. They compete with data blocks in one LRU (Che's approximation over all
+three kinds of block); RocksDB's high-priority pool, which keeps them ahead of data blocks, is not
+modelled: their per-block access rate is ~100x a data block's at 10 bits/key, so LRU keeps them
+first anyway. A miss is one synchronous I/O of the whole block (filter or index), counted as its
+size in pages of `block_size` for the device's bandwidth and for read amplification (Sarkar et al.
+PVLDB'21 §5.1.2, O5: "filter and index blocks are 5x and 1x the size of a data block").
 """
 
 from __future__ import annotations
@@ -23,12 +36,17 @@ import numpy as np
 from . import cache
 from .filters import bloom_fpr
 
+# index entry bytes beyond the separator key: entry header varints (3), block handle (~5: offset and size
+# varints, format_version >= 4 delta-encodes the offset) and the restart offset (4: index_block_restart_interval 1)
+# (RocksDB table/block_based/index_builder.cc ShortenedIndexBuilder::AddIndexEntry, table/block_based/block_builder.cc)
+INDEX_ENTRY_OVERHEAD = 12
+
 
 @dataclass(frozen=True)
 class OpCost:
     cpu: float  # CPU seconds per operation
-    reads: float  # device block reads (random, block_size each) per operation
-    sync_reads: float  # of which are waited for one after another (RocksDB reads synchronously)
+    reads: float  # device block reads (random, block_size each) per operation: the pages it reads
+    sync_reads: float  # the I/Os it waits for one after another (RocksDB reads synchronously; a filter is one)
     run_blocks: np.ndarray | None = None  # data-block accesses per run (cache warm-up accounting)
     level_blocks: np.ndarray | None = None  # data-block accesses per level
     level_block_hits: np.ndarray | None = None  # of which the block cache serves, per level
@@ -100,12 +118,14 @@ def build_costs(
     fprs = np.where(indexed, 0.0, fpr)  # a full index has no false positives
     n_probed = int((~indexed).sum()) + (1 if indexed.any() else 0)  # filter probes, or one index probe
     work: dict[str, tuple[float, np.ndarray]] = {}
+    meta: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # per op and run: (filter loads, index loads)
 
     # empty get: every run's filter, false positives read a block
     work["get_empty"] = (
         cpu.get_base + n_probed * cpu.filter_probe + float(fprs.sum()) * (cpu.index_search + cpu.block_decode),
         fprs.copy(),
     )
+    meta["get_empty"] = ((~indexed).astype(float), fprs.copy())
     # existing get: found in run j with probability share_j, runs before it are false positives
     before = np.cumsum(np.concatenate([[0.0], share[:-1]])) if n else np.zeros(0)
     passed = 1.0 - before  # probability the get reaches run j
@@ -115,6 +135,7 @@ def build_costs(
         cpu.get_base + cpu.get_found + probes * cpu.filter_probe + blocks.sum() * (cpu.index_search + cpu.block_decode),
         blocks,
     )
+    meta["get"] = (np.where(indexed, 0.0, passed), blocks)
 
     def scan(k: int) -> tuple[float, np.ndarray]:
         # a seek reads one block per run it visits; then the K keys spread over the runs by their
@@ -139,15 +160,37 @@ def build_costs(
 
     work["short_scan"] = scan(short_scan_length)
     work["long_scan"] = scan(scan_length)
+    for op in ("short_scan", "long_scan"):  # a seek reads the index of each run it visits
+        meta[op] = (np.zeros(n), np.minimum(work[op][1], 1.0))
 
     # ---- the caches: steady-state hit ratios per run for this mix, then how warm each run is
     weights = {op: x for op, x in (mix or {}).items() if op in work and x > 0} or {"get": 1.0}
     access = sum(x * work[op][1] for op, x in weights.items()) / sum(weights.values())
-    hb, either = (
-        caches.run_hit_ratios(access, run_bytes, lsm.block_cache_size, page_cache, lsm.block_size)
-        if n
-        else (np.zeros(0), np.zeros(0))
-    )
+    if lsm.cache_index_and_filter_blocks and n:
+        # filter and index blocks of each run as two more regions of the same LRU, accessed in whole loads
+        files = np.array([max(1, len(s[2])) for s in stats], float)
+        filter_bytes = np.where(indexed, 0.0, run_entries * lsm.bloom_bits_per_key / 8.0)
+        index_bytes = run_bytes / lsm.block_size * (tree.key_size + INDEX_ENTRY_OVERHEAD)
+        load_pages = np.concatenate([filter_bytes, index_bytes]) / np.concatenate([files, files]) / lsm.block_size
+        meta_access = sum(x * np.concatenate(meta[op]) for op, x in weights.items()) / sum(weights.values())
+        hb_all, either_all = caches.run_hit_ratios(
+            np.concatenate([access, meta_access * load_pages]),
+            np.concatenate([run_bytes, filter_bytes, index_bytes]),
+            lsm.block_cache_size,
+            page_cache,
+            lsm.block_size,
+        )
+        hb, either = hb_all[:n], either_all[:n]
+        has_meta = load_pages > 0
+        meta_bc_miss = np.where(has_meta, 1.0 - hb_all[n:], 0.0)  # per load: misses the block cache
+        meta_dev_miss = np.where(has_meta, 1.0 - either_all[n:], 0.0)  # and reads the device
+    else:
+        hb, either = (
+            caches.run_hit_ratios(access, run_bytes, lsm.block_cache_size, page_cache, lsm.block_size)
+            if n
+            else (np.zeros(0), np.zeros(0))
+        )
+        meta_bc_miss = meta_dev_miss = load_pages = None
     bc_hit = np.zeros(n)  # per run: probability a block access hits the block cache
     pc_hit = np.zeros(n)  # and that a block-cache miss hits the page cache
     buffered_writes = not lsm.use_direct_io_for_flush_and_compaction
@@ -164,14 +207,21 @@ def build_costs(
             pc_hit[j] = (served - bc_hit[j]) / (1.0 - bc_hit[j]) if bc_hit[j] < 1.0 else 0.0
     miss = (1.0 - bc_hit) * (1.0 - pc_hit)  # per run: a block access reads the device
 
-    def op_cost(cpu_s: float, blocks: np.ndarray) -> OpCost:
-        """Add the block reads' CPU and the device reads to an operation of `blocks` accesses per run."""
+    def op_cost(cpu_s: float, blocks: np.ndarray, op: str | None = None) -> OpCost:
+        """Add the block reads' CPU and the device reads to an operation of `blocks` accesses per run (and of
+        op's filter and index loads, when they go through the block cache)."""
         bc_misses = blocks * (1.0 - bc_hit)
         r = float((blocks * miss).sum())
+        pages, ios = r, r
+        if meta_bc_miss is not None and op is not None:
+            loads = np.concatenate(meta[op])
+            cpu_s += float((loads * meta_bc_miss).sum()) * cpu.block_read
+            pages += float((loads * meta_dev_miss * load_pages).sum())
+            ios += float((loads * meta_dev_miss).sum())
         return OpCost(
             cpu_s + float(bc_misses.sum()) * cpu.block_read,
-            r,
-            r,
+            pages,
+            ios,
             blocks,
             np.bincount(run_level, blocks, levels),
             np.bincount(run_level, blocks * bc_hit, levels),
@@ -186,10 +236,10 @@ def build_costs(
     h = float((access * hb).sum()) / total_access if total_access > 0 else 0.0
     h_either = float((access * either).sum()) / total_access if total_access > 0 else 0.0
     return CostTable(
-        get=op_cost(*work["get"]),
-        get_empty=op_cost(*work["get_empty"]),
-        short_scan=op_cost(*work["short_scan"]),
-        long_scan=op_cost(*work["long_scan"]),
+        get=op_cost(*work["get"], "get"),
+        get_empty=op_cost(*work["get_empty"], "get_empty"),
+        short_scan=op_cost(*work["short_scan"], "short_scan"),
+        long_scan=op_cost(*work["long_scan"], "long_scan"),
         write=OpCost(wcpu, 0.0, 0.0, np.zeros(n), np.zeros(levels), np.zeros(levels), np.zeros(levels)),
         hit_ratio=h,
         runs=n,

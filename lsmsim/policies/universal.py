@@ -43,7 +43,12 @@ class UniversalOptions(PolicyOptions):
     min_merge_width: int = Field(2, ge=2)
     max_merge_width: int = Field(2**31, ge=2)
     max_size_amplification_percent: float = Field(200.0, ge=0)
-    target_file_size: Bytes | None = None
+    target_file_size: Bytes | None = Field(
+        None,
+        description="Split compaction outputs into files of this size, as RocksDB does at target_file_size_base "
+        "x target_file_size_multiplier^level (options/cf_options.cc MaxFileSizeForLevel, which universal "
+        "compaction also calls). None: one file per sorted run.",
+    )
 
 
 def sorted_runs(tree: Tree) -> int:

@@ -42,9 +42,11 @@ class Counters:
     blocks: dict[int, float] = field(default_factory=dict)
     block_cache_hits: dict[int, float] = field(default_factory=dict)
     page_cache_hits: dict[int, float] = field(default_factory=dict)
+    read_pages: dict[str, float] = field(default_factory=_per_op)  # device pages each read op read (read amplification)
 
-    def add_blocks(self, n_ops: float, cost) -> None:
-        """Count the block accesses of `n_ops` operations of one kind (an `lsm.costs.OpCost`)."""
+    def add_blocks(self, n_ops: float, cost, op: str) -> None:
+        """Count the block accesses and device pages of `n_ops` operations `op` (their `lsm.costs.OpCost`)."""
+        self.read_pages[op] += n_ops * cost.reads
         for counts, per_level in (
             (self.blocks, cost.level_blocks),
             (self.block_cache_hits, cost.level_block_hits),

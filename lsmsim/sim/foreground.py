@@ -8,6 +8,7 @@ flow of the sharing solver per step; `op_latencies` turns the solved rate into p
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..config import PhaseConfig
@@ -119,3 +120,27 @@ def latency_points(g: Group, op: str, read_latency: float) -> list[tuple[float, 
     if frac <= PROB_EPS:
         return [(base + k * read_latency, 1.0)]
     return [(base + k * read_latency, 1.0 - frac), (base + (k + 1) * read_latency, frac)]
+
+
+def read_latency_fixed_point(
+    evaluate: Callable[[float], tuple[float, bool]], u0: float, tol: float = 0.02
+) -> tuple[float, bool]:
+    """The device utilisation u at which the flows, whose synchronous reads wait read_latency(u), load the device
+    to u. `evaluate(u)` sets the flows' rates for that wait and returns (their utilisation, the solver converged).
+    Two rounds from u0, the previous step's utilisation, which usually agree within `tol`; when the second still
+    moves by more than `tol` (a read-bound closed loop swings between an idle and a saturated device: a short wait
+    lets it saturate the device, whose wait then starves it), bisection on [0, 1] for the root of evaluate(u) - u,
+    which is >= 0 at 0 and <= 0 at 1. The flows stay as the last evaluation set them; its utilisation is returned."""
+    util, ok = evaluate(u0)
+    u_in, (util, ok) = util, evaluate(util)
+    if abs(util - u_in) <= tol:
+        return util, ok
+    lo, hi = 0.0, 1.0
+    while hi - lo > 1e-4:
+        mid = 0.5 * (lo + hi)
+        util, ok = evaluate(mid)
+        if util > mid:
+            lo = mid
+        else:
+            hi = mid
+    return util, ok

@@ -36,7 +36,7 @@ from ..workloads.presets import resolve_phases
 from . import limits
 from .background import Background, IOBatch
 from .counters import Counters
-from .foreground import Group, latency_points, make_groups, mean_service, op_latencies
+from .foreground import Group, latency_points, make_groups, mean_service, op_latencies, read_latency_fixed_point
 from .jobs import Job
 from .limits import LimitReached
 from .oplevel import OpDriver
@@ -151,13 +151,11 @@ class Simulation:
             self.progress.set_description(self.cursor.name)
 
     def _user_bytes_per_write(self) -> float:
-        w = self.cfg.workload
-        p_del = self.writes.p_delete if self.phase else 0.0
+        w, p_del = self.cfg.workload, (self.writes.p_delete if self.phase else 0.0)
         return w.key_size + w.value_size * (1 - p_del)
 
     def _memtable_bytes_per_write(self) -> float:
-        w = self.cfg.workload
-        p_del = self.writes.p_delete
+        w, p_del = self.cfg.workload, self.writes.p_delete
         return w.key_size + self.cfg.lsm.memtable_entry_overhead + w.value_size * (1 - p_del)
 
     # ================================================================== events for op mode
@@ -256,22 +254,27 @@ class Simulation:
                     reserved="writers" in m.reserved_for and set(g.shares) == {"write"},
                 )
                 flows.append(g.flow)
-        util, wbps = self.util, self.write_bps
-        for _ in range(2):
+
+        def evaluate(u: float) -> tuple[float, bool]:  # the flows when a synchronous read waits read_latency(u)
             for g, flow in zip(groups, flows[len(self.jobs) :]):
                 # a delayed write waits without CPU or device: a synchronous wait like a block read
                 flow.sync = (
-                    g.sync_reads * dev.read_latency(util, wbps) + g.shares.get("write", 0.0) * self.wc.write_delay
+                    g.sync_reads * dev.read_latency(u, self.write_bps)
+                    + g.shares.get("write", 0.0) * self.wc.write_delay
                 )
             util, converged, _ = solve(flows, m.cores, m.context_switch_overhead, reserved_cores=m.reserved_cores)
             # bytes/s flushes, compactions and the WAL write: their programs delay reads on the drive
-            wbps = sum(f.rate * j.write_bytes for j, f in zip(self.jobs, flows))
+            self.write_bps = sum(f.rate * j.write_bytes for j, f in zip(self.jobs, flows))
             if groups and lsm.wal:
-                wbps += sum(f.rate * g.shares.get("write", 0.0) * wb for g, f in zip(groups, flows[len(self.jobs) :]))
+                self.write_bps += sum(
+                    f.rate * g.shares.get("write", 0.0) * wb for g, f in zip(groups, flows[len(self.jobs) :])
+                )
+            return util, converged
+
+        self.util, converged = read_latency_fixed_point(evaluate, self.util)
         if not converged:  # the rates are the last round's; the summary counts such steps
             self.counters.unconverged_steps += 1
-        self.util, self.write_bps = util, wbps
-        self.read_latency = dev.read_latency(util, wbps)
+        self.read_latency = dev.read_latency(self.util, self.write_bps)
         for j, flow in zip(self.jobs, flows):
             j.rate = flow.rate
         if groups:
@@ -394,7 +397,7 @@ class Simulation:
                     c = costs.of(op)
                     reads += k * c.reads
                     self.warm(c.run_blocks, k)
-                    n.add_blocks(k, c)
+                    n.add_blocks(k, c, op)
                 if not g.open:
                     for lat, prob in latency_points(g, op, self.read_latency):
                         self.rec.latency_mass(op, lat, k * prob)
@@ -438,11 +441,7 @@ class Simulation:
             self.io.pending.append((-self.tree.memtable.id, ub, 0))
 
     def _done(self) -> bool:
-        if not self.cursor.finished:
-            return False
-        if not self.cfg.sim.drain:
-            return True
-        return self._background_idle()
+        return self.cursor.finished and (not self.cfg.sim.drain or self._background_idle())
 
     def _fluid_loop(self):
         try:
@@ -465,9 +464,7 @@ class Simulation:
             if self._step_event is not None and not self._step_event.triggered:
                 self._step_event.succeed()
             dt, why = self._horizon()
-            if dt == 0 and why == "max_time":
-                break
-            if dt == math.inf or (dt <= 0 and why in ("max_time",)):
+            if dt == math.inf or (dt <= 0 and why == "max_time"):
                 break
             t0, elapsed = self.env.now, 0.0
             if dt > 0:

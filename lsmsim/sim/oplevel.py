@@ -114,7 +114,7 @@ class OpDriver:
             c = sim.costs().of(op)
             sim.device.account(0.0, 0.0, c.reads, sim.cfg.lsm.block_size)
             sim.warm(c.run_blocks, 1.0)
-            n.add_blocks(1.0, c)
+            n.add_blocks(1.0, c, op)
         p = sim.phase
         if (op == "write" and sim.memtable_full()) or (p.operations is not None and sim.cursor.ops >= p.operations):
             sim.wake()

@@ -94,21 +94,28 @@ class Recorder:
         self.phases: list[dict] = []  # one row per finished phase
         self.events: list[dict] = []  # a run that ended at a limit: its `limits.event_row`
         self.ended_by: str | None = None  # None, or the limit that ended the run (limits.DISK_FULL, OPEN_FILES)
-        self._phase_start = None  # (name, time, ops, measure) of the current phase
+        self._phase_start = None  # (name, time, ops, measure, (gets, empty gets, their device pages)) of the phase
+        self._phase_lookups = LatencyHistogram()  # point lookups (get, get_empty) of the current phase
 
     # ------------------------------------------------------------------ during the run
     def latency_mass(self, op: str, latency: float, count: float) -> None:
         if self.cursor.measuring:
             self.hist[op].add(latency, count)
             self._interval_hist.add(latency, count)
+            if op in ("get", "get_empty"):
+                self._phase_lookups.add(latency, count)
 
     def phase_boundary(self) -> None:
         """Close the current phase's row (throughput by phase: ARCE Fig. 9's table) and open the next."""
-        ops = sum(self.counters.ops.values())
+        n = self.counters
+        ops = sum(n.ops.values())
+        point = (n.ops["get"], n.ops["get_empty"], n.read_pages["get"] + n.read_pages["get_empty"])
         now = self.clock.now
         if self._phase_start is not None:
-            name, t0, ops0, measure = self._phase_start
+            name, t0, ops0, measure, point0 = self._phase_start
             dt = now - t0
+            gets, empty, pages = (a - b for a, b in zip(point, point0))
+            lookups = self._phase_lookups.row()
             self.phases.append(
                 {
                     "phase": name,
@@ -117,10 +124,17 @@ class Recorder:
                     "operations": ops - ops0,
                     "ops_per_s": (ops - ops0) / dt if dt > 0 else 0.0,
                     "measure": measure,
+                    # device pages per point lookup over the ideal: one page per lookup that finds its key
+                    # (Sarkar et al. PVLDB'21 §4.2's read amplification)
+                    "read_amp": pages / gets if gets > 0 else float("nan"),
+                    "pages_per_lookup": pages / (gets + empty) if gets + empty > 0 else float("nan"),
+                    "lookup_mean_s": lookups["mean_s"],
+                    "lookup_p90_s": lookups["p90_s"],
                 }
             )
         p = self.cursor.phase
-        self._phase_start = None if p is None else (self.cursor.name, now, ops, p.measure)
+        self._phase_start = None if p is None else (self.cursor.name, now, ops, p.measure, point)
+        self._phase_lookups = LatencyHistogram()
 
     def phase_pause(self) -> None:
         """Close the current phase's row early (its clients stopped; the kernel waits for compactions)."""
@@ -356,6 +370,9 @@ class Recorder:
         for row in self.phases:
             if row["measure"]:
                 summary[f"phase_{row['phase']}_ops_per_s"] = float(row["ops_per_s"])
+                if row["pages_per_lookup"] == row["pages_per_lookup"]:  # a phase of point lookups
+                    for key in ("read_amp", "pages_per_lookup", "lookup_mean_s", "lookup_p90_s"):
+                        summary[f"phase_{row['phase']}_{key}"] = float(row[key])
         return Result(
             summary=summary,
             timeseries=self.rows,

@@ -71,6 +71,13 @@ SUMMARY_DOC = {
     "sorted_runs": "sorted runs in the final tree",
     "block_cache_hit_ratio / block_cache_hit_ratio_L<i>": "data-block accesses of reads served by RocksDB's "
     "block cache (LRU), all levels / level i",
+    "read_pages_per_<op>": "device pages (lsm.block_size) one read operation read, all phases: data blocks, and "
+    "filter and index blocks with lsm.cache_index_and_filter_blocks",
+    "read_amp_point": "device pages point lookups (get, get_empty) read / lookups that found their key: read "
+    "amplification over the ideal of one page per found key (Sarkar et al. PVLDB'21 §4.2)",
+    "phase_<name>_ops_per_s": "throughput of a measured phase",
+    "phase_<name>_read_amp / _pages_per_lookup / _lookup_mean_s / _lookup_p90_s": "a measured phase of point "
+    "lookups: read_amp_point, device pages per lookup, and the lookups' mean and P90 latency",
     "page_cache_hit_ratio / page_cache_hit_ratio_L<i>": "block-cache misses served by the OS page cache "
     "(machine.memory; 0 with lsm.use_direct_reads), all levels / level i",
 }
@@ -177,6 +184,10 @@ def build_summary(
         s[f"bytes_L{lvl.index}"] = lvl.bytes
         s[f"runs_L{lvl.index}"] = len(lvl.runs)
     s["sorted_runs"] = len(tree.runs())
+    for op in ("get", "get_empty", "short_scan", "long_scan"):
+        s[f"read_pages_per_{op}"] = n.read_pages[op] / n.ops[op] if n.ops[op] else 0.0
+    point_pages = n.read_pages["get"] + n.read_pages["get_empty"]
+    s["read_amp_point"] = point_pages / n.ops["get"] if n.ops["get"] else float("nan")
     s["block_cache_hit_ratio"], s["page_cache_hit_ratio"] = n.hit_ratios()
     for i in sorted(n.blocks):
         s[f"block_cache_hit_ratio_L{i}"], s[f"page_cache_hit_ratio_L{i}"] = n.hit_ratios(i)

@@ -247,6 +247,8 @@ class Composed(Policy):
                     name="universal",
                     level0_file_num_compaction_trigger=options.level0_file_num_compaction_trigger,
                     max_size_amplification_percent=options.max_size_amplification_percent,
+                    # RocksDB splits universal outputs at max_file_size[level] too (MaxFileSizeForLevel)
+                    target_file_size=options.target_file_size_base,
                 ),
                 lsm,
             )
