@@ -18,10 +18,18 @@ from . import units
 from .devices.base import DeviceOptions
 from .devices.registry import devices
 from .devices.registry import options_union as device_options_union
-from .fields import Bandwidth, Bytes, Count, Duration, OpRate, Section
+from .fields import Bandwidth, Bytes, Duration, Section
 from .policies.base import PolicyOptions
 from .policies.registry import options_union, policies
-from .workloads.suites import suite_hot_keys, suite_names
+from .workloads.config import (  # noqa: F401 (the workload section's models, re-exported with the others)
+    KeysConfig,
+    MixConfig,
+    PhaseConfig,
+    QueriesConfig,
+    SuiteConfig,
+    WorkloadConfig,
+    WritersConfig,
+)
 
 
 # ---------------------------------------------------------------- machine
@@ -239,201 +247,6 @@ if TYPE_CHECKING:
 else:
     DeviceConfig = device_options_union()
 DEFAULT_DEVICE = "simple"  # `device.model` when a config names none
-
-
-# ---------------------------------------------------------------- workload
-class KeysConfig(Section):
-    distribution: Literal["uniform", "sequential", "zipfian", "latest", "prefix_zipf", "normal", "shuffled"] = Field(
-        "uniform",
-        description="uniform: with replacement (db_bench); shuffled: each key once, random order; prefix_zipf: "
-        "zipfian key ranges, uniform within (Sarkar et al.'s PrefixZipf)",
-    )
-    theta: float = Field(
-        0.99,
-        ge=0,
-        le=10,
-        description="Zipf skew: Gray et al.'s inverse below 1 (YCSB's), rejection-inversion from 1 on (Zipf with "
-        "s = 1, the design space's and Spooky's).",
-    )
-    prefixes: int = Field(1024, ge=1, description="prefix_zipf: ranges of the key space (zipfian over them).")
-    mean: float = Field(0.5, ge=0, le=1)
-    stddev: float = Field(0.1, gt=0)
-    hot_keys: Count | None = Field(
-        None,
-        gt=0,
-        description="Draw from this many hot keys only, spread evenly over the key space (ARCE's multi-version case).",
-    )
-    scramble: int = Field(
-        0,
-        ge=0,
-        description="zipfian: which scatter of the ranks over the key space (0 is YCSB's); phases with different "
-        "values move the hot set (Spooky's Zipfian updates, PVLDB'22 §6).",
-    )
-
-    deletes: Literal["drawn", "existing"] = Field(
-        "drawn",
-        description="drawn: a delete takes the distribution's next key, as any write; existing: deletes pick "
-        "uniformly among the keys this order has inserted so far and inserts take the order's keys alone "
-        "(shuffled, sequential; the design space's deletes of existing keys, Sarkar et al. §5.2.4).",
-    )
-
-    @model_validator(mode="after")
-    def _scramble_is_zipfian(self):
-        if self.scramble and self.distribution != "zipfian":
-            raise ValueError(f"scramble moves a zipfian hot set; distribution is {self.distribution!r}")
-        if self.deletes == "existing" and (self.distribution not in ("shuffled", "sequential") or self.hot_keys):
-            raise ValueError(
-                f"deletes: existing needs an insert order (shuffled or sequential, without hot_keys); distribution "
-                f"is {self.distribution!r}"
-            )
-        return self
-
-
-class MixConfig(Section):
-    """Fractions of operations by type; they are normalised to sum to 1."""
-
-    insert: float = Field(0, ge=0)
-    update: float = Field(0, ge=0)
-    delete: float = Field(0, ge=0)
-    get: float = Field(0, ge=0)
-    get_empty: float = Field(0, ge=0)
-    short_scan: float = Field(0, ge=0)
-    long_scan: float = Field(0, ge=0)
-
-    def writes(self) -> float:
-        return self.insert + self.update + self.delete
-
-    def reads(self) -> float:
-        return self.get + self.get_empty + self.short_scan + self.long_scan
-
-
-class WritersConfig(Section):
-    """Write side: `closed` N client threads (db_bench, ARCE) or a fixed `rate` in bytes/s (EcoTune).
-    The phase's write operations are drawn in proportion to insert/update/delete."""
-
-    mode: Literal["closed", "rate"] = "closed"
-    threads: int = Field(1, ge=1, le=100_000)
-    rate: Bandwidth | None = None
-
-    @model_validator(mode="after")
-    def _rate_given(self):
-        if self.mode == "rate" and self.rate is None:
-            raise ValueError("mode 'rate' needs 'rate', e.g. rate: 20MB/s")
-        return self
-
-
-class QueriesConfig(Section):
-    """Read side. `with_writers`: the closed-loop writer threads run the whole mix (db_bench, YCSB,
-    ARCE); `closed`: N dedicated query threads; `open`: arrivals (Poisson or bursty) served by N
-    query threads, latency including queueing (EcoTune)."""
-
-    mode: Literal["with_writers", "closed", "open"] = "with_writers"
-    threads: int = Field(1, ge=1, le=100_000)
-    arrival_rate: OpRate | None = None
-    arrival: Literal["poisson", "bursty"] = "poisson"
-    burst_factor: float = Field(3.0, ge=1)
-    burst_period: Duration = 10.0
-    burst_duty: float = Field(0.2, gt=0, lt=1)
-
-    @model_validator(mode="after")
-    def _rate_given(self):
-        if self.mode == "open" and not self.arrival_rate:
-            raise ValueError("mode 'open' needs 'arrival_rate', e.g. arrival_rate: 20K/s")
-        if self.arrival == "bursty" and self.burst_factor * self.burst_duty > 1:
-            raise ValueError(
-                "bursty arrivals need burst_factor x burst_duty <= 1 (the bursts alone would exceed the mean rate)"
-            )
-        return self
-
-
-class PhaseConfig(Section):
-    """One phase of a workload; it ends after `operations` or `duration`, whichever comes first."""
-
-    name: str = ""
-    operations: Count | None = None
-    duration: Duration | None = None
-    mix: MixConfig = MixConfig(insert=1.0)
-    keys: KeysConfig = KeysConfig()
-    writers: WritersConfig = WritersConfig()
-    queries: QueriesConfig = QueriesConfig()
-    scan_length: int = Field(100, ge=1, description="K of Seek + K Next for long scans.")
-    scan_selectivity: float | None = Field(
-        None,
-        gt=0,
-        le=1,
-        description="Long scans' length as a share of the key space `num` (Sarkar et al.'s range-lookup "
-        "selectivity); sets scan_length.",
-    )
-    short_scan_length: int = Field(5, ge=1)
-    measure: bool = Field(True, description="Count this phase in throughput and latency (false for loads).")
-    wait_for_compactions: bool = Field(
-        False,
-        description="When the phase ends, let pending flushes and compactions finish before the next phase "
-        "(db_bench's waitforcompaction); the wait counts in no phase. Fluid mode only.",
-    )
-
-    @model_validator(mode="after")
-    def _ends(self):
-        if self.operations is None and self.duration is None:
-            raise ValueError("a phase needs 'operations' or 'duration'")
-        if self.mix.writes() + self.mix.reads() <= 0:
-            raise ValueError("'mix' needs at least one operation type with a positive fraction")
-        if self.mix.reads() > 0 and self.queries.mode == "with_writers" and self.writers.mode == "rate":
-            raise ValueError("reads with writers.mode 'rate' need queries.mode 'closed' or 'open'")
-        return self
-
-
-class SuiteConfig(Section):
-    """A named multi-phase workload of lsmsim/workloads/suites.py (ARCE's Table 2 mixes and compound
-    Workloads I-III, YCSB A-F, the write gradient and the hot-key case)."""
-
-    name: str = Field(
-        description="arce-mix-A ... arce-mix-J (ARCE's Table 2 mixes), arce-I, arce-II, arce-III "
-        "(its compound workloads), ycsb-a ... ycsb-f, arce-gradient, arce-hotkey; "
-        "see lsmsim/workloads/suites.py."
-    )
-    operations: Count | None = Field(None, gt=0, description="Operations per sub-workload; default: the paper's.")
-    threads: int = Field(1, ge=1, le=100_000, description="Foreground client threads (closed loop).")
-    scan_length: int | None = Field(None, ge=1, description="Entries per range lookup; default: the suite's.")
-    hot_keys: Count | None = Field(
-        None, gt=0, description="Hot-key suite: keys updated and read; default: the suite's."
-    )
-
-    @model_validator(mode="after")
-    def _known(self):
-        if self.name not in suite_names():
-            raise ValueError(f"unknown suite {self.name!r}; available: {', '.join(suite_names())}")
-        return self
-
-
-class WorkloadConfig(Section):
-    """A db_bench-style `preset` (with `num`), a named `suite`, and/or explicit `phases` (in that order)."""
-
-    preset: Literal["fillrandom", "fillseq", "readrandom", "seekrandom", "overwrite"] | None = None
-    suite: SuiteConfig | None = None
-    num: Count = Field(1_000_000, gt=0, lt=2**63, description="Key space size (db_bench --num).")
-    key_size: Bytes = Field(16, gt=0, le=2**31)
-    value_size: Bytes = Field(100, ge=0, le=2**31)
-    preload: bool = Field(
-        False, description="Load `num` keys sequentially (db_bench fillseq, not measured) before the phases."
-    )
-    phases: list[PhaseConfig] = []
-
-    @model_validator(mode="after")
-    def _has_phases(self):
-        if self.preset is None and self.suite is None and not self.phases:
-            raise ValueError(
-                "give a 'preset' (fillrandom, fillseq, readrandom, seekrandom, overwrite), a 'suite' or 'phases'"
-            )
-        hot = [("suite.hot_keys", suite_hot_keys(self.suite.name, self.suite.hot_keys))] if self.suite else []
-        hot += [(f"phases[{i}].keys.hot_keys", p.keys.hot_keys) for i, p in enumerate(self.phases)]
-        for where, h in hot:
-            if h is not None and h > self.num:
-                raise ValueError(f"{where} ({h}) must not exceed the key space num ({self.num})")
-        for p in self.phases:
-            if p.scan_selectivity is not None:
-                p.scan_length = max(1, round(p.scan_selectivity * self.num))
-        return self
 
 
 # ---------------------------------------------------------------- simulation

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from . import config as C
+from . import fields as F
 
 __all__ = ["json_schema", "reference_markdown"]
 
@@ -73,11 +74,11 @@ class _Unit:
 
 
 _UNITS = [
-    _Unit(C.Bytes, "Bytes (e.g. 64MiB)", _size),
-    _Unit(C.Bandwidth, "Bandwidth (e.g. 100MB/s)", lambda v: _size(v) and _size(v) + "/s" if v == int(v) else ""),
-    _Unit(C.Duration, "Duration (e.g. 12us)", _duration),
-    _Unit(C.Count, "Count (e.g. 2M)", _count),
-    _Unit(C.OpRate, "OpRate (e.g. 50K/s)", lambda v: _count(v, "/s")),
+    _Unit(F.Bytes, "Bytes (e.g. 64MiB)", _size),
+    _Unit(F.Bandwidth, "Bandwidth (e.g. 100MB/s)", lambda v: _size(v) and _size(v) + "/s" if v == int(v) else ""),
+    _Unit(F.Duration, "Duration (e.g. 12us)", _duration),
+    _Unit(F.Count, "Count (e.g. 2M)", _count),
+    _Unit(F.OpRate, "OpRate (e.g. 50K/s)", lambda v: _count(v, "/s")),
 ]
 
 

@@ -258,6 +258,41 @@ def test_range_lookup_selectivity_sets_the_scan_length_from_the_key_space():
     assert s["phase_s0.01_ops_per_s"] > 5 * s["phase_s0.1_ops_per_s"] > 0
 
 
+def test_updates_of_existing_keys_rewrite_inserted_keys():
+    """keys.updates: existing (§5.2.3's update-to-insert ratio): an update rewrites a key the shuffled order has
+    inserted, so 40,000 writes at a ratio of 1 leave 20,000 live keys (each update is a second version), where
+    updates drawn as writes leave 40,000; the data moved per byte ingested drops with the updates merged away."""
+    from lsmsim.config import PhaseConfig
+    from lsmsim.workloads.generator import WriteStream
+
+    phase = PhaseConfig(
+        operations=10_000, mix={"insert": 1.0, "update": 1.0}, keys={"distribution": "shuffled", "updates": "existing"}
+    )
+    ws = WriteStream(phase, 100_000, 100, 1, np.random.default_rng(5))
+    inserted, cursor, rewrites = set(), 0, 0
+    for _ in range(10):
+        s, _, fresh = ws.draw(1000, 1, cursor)
+        for key in s.keys.tolist():
+            rewrites += key in inserted
+            inserted.add(key)
+        cursor += fresh
+    assert cursor == len(inserted) and abs(rewrites - 5000) < 300  # half the writes, all on inserted keys
+
+    def run(updates):
+        keys = {"distribution": "shuffled", "updates": updates}
+        return lsmsim.run(
+            small_config(phases=[{"operations": 40_000, "mix": {"insert": 1.0, "update": 1.0}, "keys": keys}])
+        ).summary
+
+    existing, drawn = run("existing"), run("drawn")
+    assert existing["live_entries"] == pytest.approx(20_000, rel=0.02) and drawn["live_entries"] == 40_000
+    assert existing["data_movement"] < drawn["data_movement"]
+    with pytest.raises(ConfigError, match="updates"):
+        load_config(
+            {"workload": {"phases": [{"operations": 10, "mix": {"update": 1.0}, "keys": {"updates": "existing"}}]}}
+        )
+
+
 def test_deletes_of_existing_keys_hit_keys_already_inserted():
     """keys.deletes: existing (§5.2.4, deletes on existing keys interleaved with inserts): every delete names a key
     the shuffled order inserted earlier, and the inserts still take each key once; the kernel counts only inserts
@@ -273,7 +308,7 @@ def test_deletes_of_existing_keys_hit_keys_already_inserted():
     ws = WriteStream(phase, 100_000, 100, 1, np.random.default_rng(3))
     inserted, cursor, orphans = set(), 0, 0
     for _ in range(50):
-        s, _, deletes = ws.draw(1000, 1, cursor)
+        s, _, fresh = ws.draw(1000, 1, cursor)
         for key, tomb in zip(s.keys.tolist(), s.tombs.tolist()):
             if not tomb:
                 assert key not in inserted  # each key inserted once
@@ -281,7 +316,8 @@ def test_deletes_of_existing_keys_hit_keys_already_inserted():
             elif key not in inserted:
                 orphans += 1  # only a delete before the first insert
                 assert not inserted
-        cursor += 1000 - deletes
+        assert fresh == 1000 - int(s.tombs.sum())  # what the kernel advances the order's cursor by
+        cursor += fresh
     assert orphans <= 3
     with pytest.raises(ConfigError, match="deletes"):
         load_config(

@@ -118,3 +118,89 @@ def deletes(res):
     ax[0].legend(fontsize=6)
     fig.tight_layout()
     return fig, df
+
+
+@figure(
+    "design-space-fig5",
+    "Design space Fig. 5: serial against interleaved inserts and lookups, compactions, writes and lookups",
+    "design-space/fig5-mixed.yaml",
+    "PVLDB'21 §5.1.3, Fig. 5",
+)
+def mixed_workloads(res):
+    rows = []
+    for _, r in res.table.iterrows():
+        s = res.point(r.point_id)["summary"]
+        rows.append(
+            {
+                "strategy": r.variant,
+                "execution": r.execution,
+                "alpha": r.alpha,
+                "compaction_mean_s": s["compaction_latency_mean_s"],
+                "write_mean_s": s["latency_write_mean_s"],
+                "write_amp": s["write_amp"],
+                "write_p999_s": s["latency_write_p999_s"],
+                "lookup_mean_s": s["phase_lookups_lookup_mean_s"],
+            }
+        )
+    df = pd.DataFrame(rows)
+    fig = Figure(figsize=(17, 3.8))
+    ax = fig.subplots(1, 5)
+    strategies = list(dict.fromkeys(df.strategy))
+    x = range(len(strategies))
+    panels = (
+        ("compaction_mean_s", 1e3, "(a) mean compaction latency (ms)"),
+        ("write_mean_s", 1e6, "(b) mean write latency (us)"),
+        ("write_amp", 1.0, "(c) write amplification"),
+        ("write_p999_s", 1e3, "(d) P99.9 write latency (ms)"),
+    )
+    for a, (col, scale, label) in zip(ax, panels):
+        for k, mode in enumerate(("serial", "interleaved")):
+            g = df[(df.execution == mode) & (df.alpha == 0.0)].set_index("strategy").reindex(strategies)
+            a.bar([i + 0.4 * k - 0.2 for i in x], g[col] * scale, width=0.4, label=mode)
+        a.set_ylabel(label)
+    for k, (mode, alpha) in enumerate((("serial", 0.0), ("interleaved", 0.0), ("serial", 1.0), ("interleaved", 1.0))):
+        g = df[(df.execution == mode) & (df.alpha == alpha)].set_index("strategy").reindex(strategies)
+        ax[4].bar([i + 0.2 * k - 0.3 for i in x], g.lookup_mean_s * 1e6, width=0.2, label=f"{mode}, alpha {alpha:g}")
+    ax[4].set_ylabel("(e) mean lookup latency (us)")
+    ax[0].legend(fontsize=7)
+    ax[4].legend(fontsize=6)
+    for a in ax:
+        a.set_xticks(list(x), strategies, rotation=45, fontsize=7)
+        a.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig, df
+
+
+@figure(
+    "design-space-fig7",
+    "Design space Fig. 7: Zipfian and normal point lookups on uniform data, latency and read amplification by alpha",
+    "design-space/fig7-lookups.yaml",
+    "PVLDB'21 §5.2.2, Fig. 7",
+)
+def lookup_distributions(res):
+    rows = []
+    for _, r in res.table.iterrows():
+        s = res.point(r.point_id)["summary"]
+        for key, value in s.items():
+            m = re.fullmatch(r"phase_(zipf|normal)-([0-9.]+)_(lookup_mean_s|read_amp)", key)
+            if m:
+                rows.append(
+                    {"strategy": r.variant, "lookups": m.group(1), "alpha": float(m.group(2)), m.group(3): value}
+                )
+    df = pd.DataFrame(rows).groupby(["strategy", "lookups", "alpha"], sort=False).first().reset_index()
+    fig = Figure(figsize=(15, 3.8))
+    ax = fig.subplots(1, 4)
+    panels = (
+        ("zipf", "lookup_mean_s", 1e6, "(a) Zipfian: mean lookup (us)"),
+        ("zipf", "read_amp", 1.0, "(b) Zipfian: read amp."),
+        ("normal", "lookup_mean_s", 1e6, "(c) normal: mean lookup (us)"),
+        ("normal", "read_amp", 1.0, "(d) normal: read amp."),
+    )
+    for a, (dist, col, scale, label) in zip(ax, panels):
+        for i, (name, g) in enumerate(df[df.lookups == dist].groupby("strategy", sort=False)):
+            a.plot(g.alpha, g[col] * scale, marker="os^Dv"[i % 5], label=name)
+        a.set(xlabel="alpha (share of empty lookups)", ylabel=label)
+        a.grid(alpha=0.3)
+    ax[0].legend(fontsize=6)
+    fig.tight_layout()
+    return fig, df

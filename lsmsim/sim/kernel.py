@@ -428,11 +428,11 @@ class Simulation:
 
     def write_ops(self, n: int) -> None:
         """Insert n writes into the active memtable (fluid and op modes both end here)."""
-        samples, value_bytes, deletes = self.writes.draw(n, self.seq, self.inserts)
+        samples, value_bytes, fresh = self.writes.draw(n, self.seq, self.inserts)
         self.live.write(samples.keys, samples.tombs)
         self.tree.write(n, value_bytes, samples, self.seq, self.env.now)
         self.seq += n
-        self.inserts += n - deletes if self.writes.delete_existing else n  # deletes of existing keys insert none
+        self.inserts += fresh  # deletes and updates of existing keys insert no new key
         ub = n * self.cfg.workload.key_size + value_bytes
         self.counters.user_bytes += ub
         if self.cfg.lsm.wal:

@@ -70,16 +70,24 @@ class WriteStream:
         seeds = rng.integers(0, 2**63, 2)
         self.key_rng = np.random.default_rng(seeds[0])
         self.op_rng = np.random.default_rng(seeds[1])
-        # deletes of existing keys draw from their own stream (and take no insert number: the kernel's cursor)
+        # deletes and updates of existing keys draw from their own streams (and take no insert number: the kernel's
+        # cursor); which writes are updates, too, so that configs without them draw exactly as before
         self.delete_existing = phase.keys.deletes == "existing"
         self.delete_rng = np.random.default_rng([int(seeds[1]), 1])
+        self.update_existing = phase.keys.updates == "existing"
+        self.p_update = mix.update / (w - mix.delete) if self.update_existing and w > mix.delete else 0.0
+        self.update_rng = np.random.default_rng([int(seeds[1]), 2])
 
     def draw(self, n: int, first_seq: int, cursor: int) -> tuple[Samples, float, int]:
-        """n writes with seqnos first_seq.. ; returns (samples, total value bytes, deletes)."""
+        """n writes with seqnos first_seq.. ; returns (samples, total value bytes, writes that took the order's next
+        key: n, less deletes and updates of existing keys)."""
         tomb = (self.op_rng.random(n) < self.p_delete) if self.p_delete > 0 else np.zeros(n, bool)
         deletes = int(tomb.sum())
-        if self.delete_existing:
-            keys = self._keys_with_existing_deletes(n, tomb, deletes, cursor)
+        existing = tomb if self.delete_existing else np.zeros(n, bool)
+        if self.p_update > 0:
+            existing = existing | ((self.update_rng.random(n) < self.p_update) & ~tomb)
+        if existing.any():
+            keys = self._keys_with_existing(n, existing, cursor)
         else:
             keys = self.sampler.draw(self.key_rng, n, cursor)
         value_bytes = float((n - deletes) * self.value_size)
@@ -87,17 +95,19 @@ class WriteStream:
         seqs = np.arange(first_seq, first_seq + n, dtype=np.uint64)[keep]
         t = tomb[keep]
         vl = np.where(t, 0, self.value_size).astype(np.uint32)
-        return Samples(keys[keep].astype(np.uint64), seqs, vl, t.astype(np.uint8)), value_bytes, deletes
+        fresh = n - int(existing.sum())
+        return Samples(keys[keep].astype(np.uint64), seqs, vl, t.astype(np.uint8)), value_bytes, fresh
 
-    def _keys_with_existing_deletes(self, n: int, tomb: np.ndarray, deletes: int, cursor: int) -> np.ndarray:
+    def _keys_with_existing(self, n: int, existing: np.ndarray, cursor: int) -> np.ndarray:
         """Inserts take the order's next keys from insert number `cursor` (the kernel counts inserts only in this
-        mode); each delete a key the order inserted before it (this batch's earlier inserts included), uniformly.
-        A delete before any insert at all names the order's first key."""
+        mode); each `existing` write (a delete or an update of an existing key) a key the order inserted before it
+        (this batch's earlier inserts included), uniformly. One before any insert at all names the order's first
+        key."""
         keys = np.empty(n, np.uint64)
-        keys[~tomb] = self.sampler.draw(self.key_rng, n - deletes, cursor)
-        if deletes:
-            before = cursor + np.cumsum(~tomb)[tomb]  # inserts that precede each delete
-            bound = np.minimum(before, self.sampler.num)
-            positions = (self.delete_rng.random(deletes) * bound).astype(np.int64)
-            keys[tomb] = self.sampler.at(positions)
+        k = int(existing.sum())
+        keys[~existing] = self.sampler.draw(self.key_rng, n - k, cursor)
+        before = cursor + np.cumsum(~existing)[existing]  # inserts that precede each such write
+        bound = np.minimum(before, self.sampler.num)
+        positions = (self.delete_rng.random(k) * bound).astype(np.int64)
+        keys[existing] = self.sampler.at(positions)
         return keys
