@@ -173,6 +173,18 @@ def test_design_space_fig8_delete_driven_strategies_purge_more(quick):
     assert at.delete_persistence_max_s["TSA33"] < 5.5 * 1.2
 
 
+def test_design_space_fig8_updates(quick):
+    """Fig. 8(a-d) at the quick scale (O8): as updates replace inserts, Tier's mean compaction latency drops the most
+    (its whole-run merges discard the most versions), write amplification and lookup latency fall for every
+    strategy, and the live data shrinks to the inserts' share."""
+    df = pd.read_csv(quick[0] / "figures" / "design-space-fig8-updates.csv")
+    lo, hi = (df[df.update_ratio == r].set_index("strategy") for r in (0, 4))
+    drop = 1 - hi.compaction_mean_s / lo.compaction_mean_s
+    assert len(lo) == len(hi) == 8 and drop.idxmax() == "Tier"
+    assert (hi.write_amp < lo.write_amp).all() and (hi.lookup_mean_s < lo.lookup_mean_s).all()
+    assert (hi.live_entries / lo.live_entries).between(0.19, 0.21).all()
+
+
 def test_spooky_fig1_utilization_limits(quick):
     """Fig. 1: Full Merge cannot store data at 50% utilization; Spooky runs at 80% without GC overhead; Partial
     Merge's GC write-amp climbs with utilization."""

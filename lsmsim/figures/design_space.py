@@ -204,3 +204,41 @@ def lookup_distributions(res):
     ax[0].legend(fontsize=6)
     fig.tight_layout()
     return fig, df
+
+
+@figure(
+    "design-space-fig8-updates",
+    "Design space Fig. 8(a-d): the update-to-insert ratio, compaction latency, write-amp, lookups",
+    "design-space/fig8-updates.yaml",
+    "PVLDB'21 §5.2.3, Fig. 8(a-d)",
+)
+def updates(res):
+    t = res.table
+    df = pd.DataFrame(
+        {
+            "strategy": t["variant"],
+            "update_ratio": t["update_ratio"],
+            "compaction_mean_s": t["compaction_latency_mean_s"],
+            "write_amp": t["write_amp"],
+            "compaction_p99_s": t["compaction_latency_p99_s"],
+            "lookup_mean_s": t["phase_ingest_lookup_mean_s"],
+            "data_movement": t["data_movement"],
+            "live_entries": t["live_entries"],
+        }
+    ).sort_values(["strategy", "update_ratio"], ignore_index=True)
+    fig = Figure(figsize=(15, 3.8))
+    ax = fig.subplots(1, 4)
+    panels = (
+        ("compaction_mean_s", 1e3, "(a) mean compaction latency (ms)"),
+        ("write_amp", 1.0, "(b) write amplification"),
+        ("compaction_p99_s", 1e3, "(c) P99 compaction latency (ms)"),
+        ("lookup_mean_s", 1e6, "(d) mean lookup latency (us)"),
+    )
+    for a, (col, scale, label) in zip(ax, panels):
+        for i, (name, g) in enumerate(df.groupby("strategy", sort=False)):
+            a.plot(g.update_ratio, g[col] * scale, marker="os^Dv"[i % 5], label=name)
+        a.set(xlabel="update-to-insert ratio", ylabel=label)
+        a.grid(alpha=0.3)
+    ax[0].legend(fontsize=6)
+    fig.tight_layout()
+    return fig, df
