@@ -155,6 +155,9 @@ def test_uncached_filters_and_indexes_match_the_closed_form():
     (f1, i1), (f2, i2) = _meta_pages(t, lsm)
     assert c.get_empty.sync_reads == pytest.approx(2 + 2 * fpr * 2)
     assert c.get_empty.reads == pytest.approx(f1 + f2 + fpr * (i1 + 1) + fpr * (i2 + 1))
+    # each filter load of f > 1 pages waits for f - 1 pages beyond its first (the latency's transfer part)
+    beyond = max(f1 - 1, 0) + max(f2 - 1, 0) + fpr * (max(i1 - 1, 0) + max(i2 - 1, 0))
+    assert f1 > 1 and f2 > 1 and c.get_empty.extra_pages == pytest.approx(beyond)
     s1 = 20_000 / 220_000  # the share of keys whose newest version is in the first run
     ios = 1 + s1 * 2 + (1 - s1) * (fpr * 2 + 1 + 2)  # filter 1; found there, or FP there then filter 2 + hit
     assert c.get.sync_reads == pytest.approx(ios)

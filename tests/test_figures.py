@@ -185,6 +185,26 @@ def test_design_space_fig8_updates(quick):
     assert (hi.live_entries / lo.live_entries).between(0.19, 0.21).all()
 
 
+def test_design_space_fig8_tuning(quick):
+    """Fig. 8(h-r) at the quick scale, what agrees with the paper: Tier's mean compaction latency grows the most with
+    the data size (h, O10); every strategy's grows with the buffer size and Tier's is the lowest at the largest
+    buffer (m, O12); larger pages read fewer device pages per lookup (r: smaller indexes, fewer filter pages)."""
+    df = pd.read_csv(quick[0] / "figures" / "design-space-fig8-tuning.csv")
+
+    def ends(axis, col):
+        d = df[df.axis == axis]
+        lo, hi = d[d.x == d.x.min()].set_index("strategy")[col], d[d.x == d.x.max()].set_index("strategy")[col]
+        assert len(lo) == len(hi) == 8
+        return lo, hi
+
+    lo, hi = ends("data", "compaction_mean_s")
+    assert (hi / lo).idxmax() == "Tier"
+    lo, hi = ends("buffer", "compaction_mean_s")
+    assert (hi > 2 * lo).all() and hi.idxmin() == "Tier"
+    lo, hi = ends("page", "pages_per_lookup")
+    assert (hi < 0.8 * lo).all()
+
+
 def test_spooky_fig1_utilization_limits(quick):
     """Fig. 1: Full Merge cannot store data at 50% utilization; Spooky runs at 80% without GC overhead; Partial
     Merge's GC write-amp climbs with utilization."""

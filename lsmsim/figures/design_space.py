@@ -8,6 +8,7 @@ import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
+from .. import units
 from .registry import figure
 
 # Fig. 4(a): Full moves 63x the data ingested (32x read, 31x written), Tier 23x; partial leveling 34-56% less than Full
@@ -240,5 +241,84 @@ def updates(res):
         a.set(xlabel="update-to-insert ratio", ylabel=label)
         a.grid(alpha=0.3)
     ax[0].legend(fontsize=6)
+    fig.tight_layout()
+    return fig, df
+
+
+# Fig. 8(h-r): per knob, its panels (summary column, scale, label); the base point joins every knob's line
+TUNING = {
+    "data": (
+        "data size (entries)",
+        [
+            ("compaction_mean_s", 1e3, "(h) mean compaction (ms)"),
+            ("write_amp", 1.0, "(i) write-amp"),
+            ("compaction_p99_s", 1e3, "(j) P99 compaction (ms)"),
+        ],
+    ),
+    "entry": (
+        "entry size (B)",
+        [("compaction_mean_s", 1e3, "(k) mean compaction (ms)"), ("write_amp", 1.0, "(l) write-amp")],
+    ),
+    "buffer": (
+        "buffer size (B)",
+        [
+            ("compaction_mean_s", 1e3, "(m) mean compaction (ms)"),
+            ("compaction_p99_s", 1e3, "(n) P99 compaction (ms)"),
+            ("write_amp", 1.0, "(o) write-amp"),
+            ("lookup_mean_s", 1e6, "(p) mean lookup (us)"),
+        ],
+    ),
+    "page": (
+        "page size (B)",
+        [
+            ("compaction_mean_s", 1e3, "(q) mean compaction (ms)"),
+            ("pages_per_lookup", 1.0, "(r) device pages per lookup"),
+        ],
+    ),
+}
+
+
+@figure(
+    "design-space-fig8-tuning",
+    "Design space Fig. 8(h-r): data size, entry size, buffer size and page size against each strategy",
+    "design-space/fig8-tuning.yaml",
+    "PVLDB'21 §5.2.5-5.3, Fig. 8(h-r)",
+)
+def tuning(res):
+    t = res.table
+    df = pd.DataFrame(
+        {
+            "strategy": t["variant"],
+            "axis": t["axis"],
+            "x": t["x"].astype(float),
+            "compaction_mean_s": t["compaction_latency_mean_s"],
+            "compaction_p99_s": t["compaction_latency_p99_s"],
+            "write_amp": t["write_amp"],
+            "lookup_mean_s": t["phase_lookups_lookup_mean_s"],
+            "pages_per_lookup": t["phase_lookups_pages_per_lookup"],
+        }
+    )
+    base = t[t["axis"] == "base"].iloc[0]
+    base_x = {
+        "data": float(base["workload.num"]),
+        "entry": float(base["workload.value_size"]) + 4.0,  # the 4 B keys of every point
+        "buffer": float(units.parse_size(base["lsm.write_buffer_size"])),
+        "page": float(units.parse_size(base["lsm.block_size"])),
+    }
+    parts = [df[df.axis != "base"]]
+    for axis, x in base_x.items():
+        parts.append(df[df.axis == "base"].assign(axis=axis, x=x))
+    df = pd.concat(parts, ignore_index=True).sort_values(["axis", "strategy", "x"], ignore_index=True)
+    fig = Figure(figsize=(17, 13))
+    grid = fig.subplots(4, 4)
+    for row, (axis, (xlabel, panels)) in zip(grid, TUNING.items()):
+        for a, (col, scale, label) in zip(row, panels):
+            for i, (name, g) in enumerate(df[df.axis == axis].groupby("strategy", sort=False)):
+                a.plot(g.x, g[col] * scale, marker="os^Dv"[i % 5], label=name)
+            a.set(xlabel=xlabel, ylabel=label, xscale="log")
+            a.grid(alpha=0.3)
+        for a in row[len(panels) :]:
+            a.set_visible(False)
+    grid[0][0].legend(fontsize=6)
     fig.tight_layout()
     return fig, df

@@ -51,6 +51,7 @@ class OpCost:
     level_blocks: np.ndarray | None = None  # data-block accesses per level
     level_block_hits: np.ndarray | None = None  # of which the block cache serves, per level
     level_page_hits: np.ndarray | None = None  # of the block cache's misses, those the page cache serves
+    extra_pages: float = 0.0  # pages its synchronous reads transfer beyond one per I/O (multi-page filter loads)
 
 
 @dataclass(frozen=True)
@@ -212,12 +213,13 @@ def build_costs(
         op's filter and index loads, when they go through the block cache)."""
         bc_misses = blocks * (1.0 - bc_hit)
         r = float((blocks * miss).sum())
-        pages, ios = r, r
+        pages, ios, extra = r, r, 0.0
         if meta_bc_miss is not None and op is not None:
             loads = np.concatenate(meta[op])
             cpu_s += float((loads * meta_bc_miss).sum()) * cpu.block_read
             pages += float((loads * meta_dev_miss * load_pages).sum())
             ios += float((loads * meta_dev_miss).sum())
+            extra = float((loads * meta_dev_miss * np.maximum(load_pages - 1.0, 0.0)).sum())
         return OpCost(
             cpu_s + float(bc_misses.sum()) * cpu.block_read,
             pages,
@@ -226,6 +228,7 @@ def build_costs(
             np.bincount(run_level, blocks, levels),
             np.bincount(run_level, blocks * bc_hit, levels),
             np.bincount(run_level, bc_misses * pc_hit, levels),
+            extra,
         )
 
     # keys in order: the skiplist insert starts from its last position (InlineSkipList's splice hint)

@@ -33,6 +33,8 @@ class Group:
     rate: float = 0.0  # ops/s in this step
     cpu_per_op: float = 0.0  # CPU seconds of an average operation of the group's mix
     sync_reads: float = 0.0  # synchronous block reads of an average operation
+    page_s: float = 0.0  # device seconds to transfer one page (block_size)
+    sync_transfer: float = 0.0  # seconds an average operation's multi-page reads transfer beyond their first page
     base_threads: int = 0  # threads from the config (policies may lend more, see extra_query_threads)
     per_op: dict[str, float] = field(default_factory=dict)  # latency per op type, without sync reads
     reads: dict[str, float] = field(default_factory=dict)  # mean synchronous reads per op type
@@ -86,7 +88,8 @@ def op_latencies(g: Group, costs: CostTable, read_latency: float, write_delay: f
     slow = 1.0
     if f.cpu > 0 and f.cpu_share > 0 and not f.held:  # CPU bound: each op's CPU part stretches
         slow = max(1.0, (f.cpu / f.cpu_share - f.sync) / f.cpu)
-    g.per_op = {op: costs.of(op).cpu * slow for op in g.shares}
+    # a multi-page read (a filter or index load) waits for its pages beyond the first: part of the op's latency
+    g.per_op = {op: costs.of(op).cpu * slow + costs.of(op).extra_pages * g.page_s for op in g.shares}
     if "write" in g.per_op:
         g.per_op["write"] += write_delay
     g.reads = {op: costs.of(op).sync_reads for op in g.shares}

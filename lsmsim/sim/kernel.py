@@ -238,6 +238,8 @@ class Simulation:
                 g.threads = g.base_threads + (helpers if g.name == "queries" else 0)
                 g.cpu_per_op = sum(s * costs.of(op).cpu for op, s in g.shares.items())
                 g.sync_reads = sum(s * costs.of(op).sync_reads for op, s in g.shares.items())
+                g.page_s = dev.seconds(lsm.block_size, 0.0, 0.0)
+                g.sync_transfer = g.page_s * sum(s * costs.of(op).extra_pages for op, s in g.shares.items())
                 reads = sum(s * costs.of(op).reads for op, s in g.shares.items())
                 wshare = g.shares.get("write", 0.0)
                 cap = g.target if (not g.open or g.backlog <= 0) else math.inf
@@ -260,6 +262,7 @@ class Simulation:
                 # a delayed write waits without CPU or device: a synchronous wait like a block read
                 flow.sync = (
                     g.sync_reads * dev.read_latency(u, self.write_bps)
+                    + g.sync_transfer
                     + g.shares.get("write", 0.0) * self.wc.write_delay
                 )
             util, converged, _ = solve(flows, m.cores, m.context_switch_overhead, reserved_cores=m.reserved_cores)
