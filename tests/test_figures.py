@@ -123,8 +123,8 @@ def test_spooky_fig15b_large_files_still_pay_for_gc(quick):
 def test_design_space_fig4_orderings_the_paper_reports(quick):
     """Fig. 4 at the quick scale, what agrees with the paper: whole-level strategies (Full, Tier) run far fewer
     compactions than the partial ones (b, O2), Full's largest compaction takes longest among the leveled ones (c),
-    empty lookups cost Tier more than leveling (e, O4), and read amplification grows with the share of empty lookups
-    (f, O5: filters loaded for nothing). (Data movement and mean compaction latency do not order as the paper's
+    empty lookups cost Tier more than leveling (e, O4), read amplification grows with the share of empty lookups
+    (f, O5: filters loaded for nothing), and range scans cost every leveled strategy alike, Tier more (g). (Data movement and mean compaction latency do not order as the paper's
     (a, O3): the closing note of issue 17's first step says so.)"""
     df = pd.read_csv(quick[0] / "figures" / "design-space-fig4.csv").set_index("strategy")
     partial = df.loc[["LO+1", "LO+2", "RR", "Cold", "Old"]]
@@ -134,6 +134,14 @@ def test_design_space_fig4_orderings_the_paper_reports(quick):
     assert (df["lookup_alpha_0.0_s"] > df["lookup_alpha_1.0_s"]).all()
     amp = df[[f"read_amp_alpha_{a}" for a in ("0.0", "0.2", "0.4", "0.6", "0.8")]].to_numpy()
     assert (amp[:, 1:] > amp[:, :-1]).all() and (amp[:, 0] > 1.0).all()
+    # (g) range scans cost the leveled strategies alike (same number of sorted runs), Tier more
+    scans = df[[c for c in df.columns if c.startswith("scan_")]]
+    leveled = scans.loc[["Full", "LO+1", "LO+2", "RR", "Cold", "Old"]]
+    assert (
+        scans.shape[1] == 3
+        and (leveled.max() < 1.05 * leveled.min()).all()
+        and (scans.loc["Tier"] > leveled.max()).all()
+    )
 
 
 def test_design_space_fig5_interleaved_lookups_are_faster(quick):

@@ -17,9 +17,9 @@ PAPER_DATA_MOVEMENT = {"Full": 63.0, "Tier": 23.0}
 
 @figure(
     "design-space-fig4",
-    "Design space Fig. 4(a-f, h): data movement, compactions, compaction and write latency, lookups by alpha",
+    "Design space Fig. 4(a-h): data movement, compactions, compaction and write latency, lookups by alpha, scans",
     "design-space/fig4.yaml",
-    "PVLDB'21 §5.1, Fig. 4(a-f, h)",
+    "PVLDB'21 §5.1, Fig. 4",
 )
 def loading_and_lookups(res):
     rows = []
@@ -39,6 +39,10 @@ def loading_and_lookups(res):
             "write_p999_s": s["latency_write_p999_s"],
             "sorted_runs": s["sorted_runs"],
         }
+        for key, value in s.items():  # one scan thread: (g) mean scan latency = 1 / the phase's throughput
+            m = re.fullmatch(r"phase_scan-([0-9.]+)_ops_per_s", key)
+            if m and value > 0:
+                row[f"scan_{m.group(1)}_s"] = 1.0 / value
         for key, value in s.items():  # per alpha phase: (e) mean and (h) P90 lookup latency, (f) read amplification
             m = re.fullmatch(r"phase_alpha-([0-9.]+)_(lookup_mean_s|lookup_p90_s|read_amp)", key)
             if m:
@@ -76,7 +80,12 @@ def loading_and_lookups(res):
             )
         a.set(xlabel="alpha (share of empty lookups)", ylabel=label)
     ax[4].legend(fontsize=6)
-    ax[7].set_visible(False)  # (g), range scans by selectivity, is not drawn
+    scans = sorted((c for c in df.columns if c.startswith("scan_")), key=lambda c: float(c[5:-2]))
+    for _, r in df.iterrows():
+        ax[7].plot([float(c[5:-2]) for c in scans], [r[c] * 1e3 for c in scans], marker="o", label=r.strategy)
+    ax[7].set(
+        xlabel="range-scan selectivity (share of the keys)", ylabel="(g) mean range-scan latency (ms)", xscale="log"
+    )
     for a in ax[:4]:
         a.set_xticks(list(x), df.strategy, rotation=45, fontsize=7)
     for a in ax:
