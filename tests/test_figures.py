@@ -124,8 +124,9 @@ def test_design_space_fig4_orderings_the_paper_reports(quick):
     """Fig. 4 at the quick scale, what agrees with the paper: whole-level strategies (Full, Tier) run far fewer
     compactions than the partial ones (b, O2), Full's largest compaction takes longest among the leveled ones (c),
     empty lookups cost Tier more than leveling (e, O4), read amplification grows with the share of empty lookups
-    (f, O5: filters loaded for nothing), and range scans cost every leveled strategy alike, Tier more (g). (Data movement and mean compaction latency do not order as the paper's
-    (a, O3): the closing note of issue 17's first step says so.)"""
+    (f, O5: filters loaded for nothing), and range scans cost every leveled strategy alike, Tier more (g). (Data
+    movement and mean compaction latency do not order as the paper's (a, O3): the closing notes of issue 17 say
+    why.)"""
     df = pd.read_csv(quick[0] / "figures" / "design-space-fig4.csv").set_index("strategy")
     partial = df.loc[["LO+1", "LO+2", "RR", "Cold", "Old"]]
     assert max(df.compactions["Full"], df.compactions["Tier"]) < 0.7 * partial.compactions.min()
