@@ -27,6 +27,10 @@ METRICS = (
     "total_write_amp",
     "space_amp_peak",
     "ended_by",
+    "data_movement",
+    "compaction_latency_mean_s",
+    "read_amp_point",
+    "tombstones_remaining",
 )
 
 

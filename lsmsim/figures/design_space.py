@@ -11,6 +11,17 @@ from matplotlib.figure import Figure
 from .. import units
 from .registry import figure
 
+
+def _strategy_lines(axes, df: pd.DataFrame, x: str, panels, xlabel: str, **axis_kw) -> None:
+    """On each axis, one line per strategy of `df` (in its order): column `x` against a panel's (column, scale,
+    label). Up to eleven strategies, in tab20's colours."""
+    for a, (col, scale, label) in zip(axes, panels):
+        for i, (name, g) in enumerate(df.groupby("strategy", sort=False)):
+            a.plot(g[x], g[col] * scale, marker="os^Dv"[i % 5], color=colormaps["tab20"](i), label=name)
+        a.set(xlabel=xlabel, ylabel=label, **axis_kw)
+        a.grid(alpha=0.3)
+
+
 # Fig. 4(a): Full moves 63x the data ingested (32x read, 31x written), Tier 23x; partial leveling 34-56% less than Full
 PAPER_DATA_MOVEMENT = {"Full": 63.0, "Tier": 23.0}
 
@@ -116,15 +127,13 @@ def deletes(res):
     ).sort_values(["strategy", "delete_share"], ignore_index=True)
     fig = Figure(figsize=(15, 3.8))
     ax = fig.subplots(1, 4)
-    for col, a, label in zip(
-        ("tombstones_remaining", "space_amp", "data_movement", "delete_persistence_max_s"),
-        ax,
-        ("(e) tombstones left", "(f) space-amp (obsolete / live)", "(g) data movement", "delete persistence, max (s)"),
-    ):
-        for i, (name, g) in enumerate(df.groupby("strategy", sort=False)):  # eleven strategies: tab20's colours
-            a.plot(g.delete_share, g[col], marker="os^Dv"[i % 5], color=colormaps["tab20"](i), label=name)
-        a.set(xlabel="share of deletes", ylabel=label)
-        a.grid(alpha=0.3)
+    panels = (
+        ("tombstones_remaining", 1.0, "(e) tombstones left"),
+        ("space_amp", 1.0, "(f) space-amp (obsolete / live)"),
+        ("data_movement", 1.0, "(g) data movement"),
+        ("delete_persistence_max_s", 1.0, "delete persistence, max (s)"),
+    )
+    _strategy_lines(ax, df, "delete_share", panels, "share of deletes")
     ax[0].legend(fontsize=6)
     fig.tight_layout()
     return fig, df
@@ -206,11 +215,8 @@ def lookup_distributions(res):
         ("normal", "lookup_mean_s", 1e6, "(c) normal: mean lookup (us)"),
         ("normal", "read_amp", 1.0, "(d) normal: read amp."),
     )
-    for a, (dist, col, scale, label) in zip(ax, panels):
-        for i, (name, g) in enumerate(df[df.lookups == dist].groupby("strategy", sort=False)):
-            a.plot(g.alpha, g[col] * scale, marker="os^Dv"[i % 5], label=name)
-        a.set(xlabel="alpha (share of empty lookups)", ylabel=label)
-        a.grid(alpha=0.3)
+    for a, (dist, *panel) in zip(ax, panels):
+        _strategy_lines([a], df[df.lookups == dist], "alpha", [panel], "alpha (share of empty lookups)")
     ax[0].legend(fontsize=6)
     fig.tight_layout()
     return fig, df
@@ -244,11 +250,7 @@ def updates(res):
         ("compaction_p99_s", 1e3, "(c) P99 compaction latency (ms)"),
         ("lookup_mean_s", 1e6, "(d) mean lookup latency (us)"),
     )
-    for a, (col, scale, label) in zip(ax, panels):
-        for i, (name, g) in enumerate(df.groupby("strategy", sort=False)):
-            a.plot(g.update_ratio, g[col] * scale, marker="os^Dv"[i % 5], label=name)
-        a.set(xlabel="update-to-insert ratio", ylabel=label)
-        a.grid(alpha=0.3)
+    _strategy_lines(ax, df, "update_ratio", panels, "update-to-insert ratio")
     ax[0].legend(fontsize=6)
     fig.tight_layout()
     return fig, df
@@ -321,11 +323,7 @@ def tuning(res):
     fig = Figure(figsize=(17, 13))
     grid = fig.subplots(4, 4)
     for row, (axis, (xlabel, panels)) in zip(grid, TUNING.items()):
-        for a, (col, scale, label) in zip(row, panels):
-            for i, (name, g) in enumerate(df[df.axis == axis].groupby("strategy", sort=False)):
-                a.plot(g.x, g[col] * scale, marker="os^Dv"[i % 5], label=name)
-            a.set(xlabel=xlabel, ylabel=label, xscale="log")
-            a.grid(alpha=0.3)
+        _strategy_lines(row, df[df.axis == axis], "x", panels, xlabel, xscale="log")
         for a in row[len(panels) :]:
             a.set_visible(False)
     grid[0][0].legend(fontsize=6)
