@@ -192,6 +192,8 @@ def test_every_strategy_keeps_every_key_and_honours_tombstones(preset):
     if preset in ("TSD", "TSA"):
         trigger = "tombstone_density" if preset == "TSD" else "tombstone_ttl"
         assert s[f"policy_{trigger}_compactions"] > 0
+    # only Full holds the writers while it merges (§4.1), which counts as a write stop
+    assert (s["stall_stop_s"] > 0) == (preset == "Full")
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,10 @@ from ..tolerances import PROB_EPS, REL_EPS, WAIT_EPS
 from .counters import READ_OPS
 from .sharing import Flow
 
+# RocksDB's delayed writes take credits refilled every millisecond; a write that finds none sleeps until the next
+# refill, never less than one (db/write_controller.cc WriteController::GetDelay: "Minimum delay of refill interval")
+REFILL_S = 1e-3
+
 
 @dataclass(eq=False)
 class Group:
@@ -38,6 +42,7 @@ class Group:
     base_threads: int = 0  # threads from the config (policies may lend more, see extra_query_threads)
     per_op: dict[str, float] = field(default_factory=dict)  # latency per op type, without sync reads
     reads: dict[str, float] = field(default_factory=dict)  # mean synchronous reads per op type
+    write_wait: float = 0.0  # mean wait of a write under the write controller's delayed rate (REFILL_S sleeps)
 
     def __post_init__(self):
         self.base_threads = self.base_threads or self.threads
@@ -93,6 +98,7 @@ def op_latencies(g: Group, costs: CostTable, read_latency: float, write_delay: f
     if "write" in g.per_op:
         g.per_op["write"] += write_delay
     g.reads = {op: costs.of(op).sync_reads for op in g.shares}
+    g.write_wait = 0.0
     if g.rate <= 0 or g.open:
         return
     mean = sum(s * (g.per_op[op] + g.reads[op] * read_latency) for op, s in g.shares.items())
@@ -101,7 +107,8 @@ def op_latencies(g: Group, costs: CostTable, read_latency: float, write_delay: f
         return
     wshare = g.shares.get("write", 0.0)
     if wshare > 0 and write_limited and f.cap < math.inf and f.rate >= f.cap * (1 - REL_EPS):
-        g.per_op["write"] += extra / wshare  # the write controller delays writes only
+        g.write_wait = extra / wshare  # the write controller delays writes only
+        g.per_op["write"] += g.write_wait
     else:
         k = 1.0 + extra / mean  # every op of the mix takes k times as long as alone
         for op in g.per_op:
@@ -115,7 +122,14 @@ def mean_service(g: Group, read_latency: float) -> float:
 
 def latency_points(g: Group, op: str, read_latency: float) -> list[tuple[float, float]]:
     """The latency distribution of one op type as (latency, probability) points: a random
-    number K of synchronous block reads with mean r, K = floor(r) or floor(r) + 1."""
+    number K of synchronous block reads with mean r, K = floor(r) or floor(r) + 1. Writes under the
+    write controller's delayed rate spend their mean wait w as RocksDB does: most pass on credits, a
+    share w / S sleeps S = max(REFILL_S, w) (the P99.9 write latency of a slowed-down store is ~1 ms)."""
+    if op == "write" and g.write_wait > 0:
+        sleep = max(REFILL_S, g.write_wait)
+        p = g.write_wait / sleep
+        base = g.per_op[op] - g.write_wait
+        return [(base, 1.0 - p), (base + sleep, p)] if p < 1.0 else [(base + sleep, 1.0)]
     r = g.reads.get(op, 0.0)
     base = g.per_op[op]
     k = math.floor(r)

@@ -53,6 +53,8 @@ class WriteController:
             return "stop"
         if trig >= self.stop_trigger or pending >= lsm.hard_pending_compaction_bytes_limit:
             return "stop"
+        if self.control.rate_limit(tree) == 0:  # the policy holds writes (the design space's Full): a stop
+            return "stop"
         unflushed = len(tree.immutables) + 1
         mwbn = lsm.max_write_buffer_number
         if mwbn > 3 and unflushed >= mwbn - 1:  # RocksDB delays writes one memtable before the limit
