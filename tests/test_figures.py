@@ -148,8 +148,8 @@ def test_design_space_fig4_orderings_the_paper_reports(quick):
 def test_design_space_fig5_interleaved_lookups_are_faster(quick):
     """Fig. 5 at the quick scale: interleaving the lookups with the last inserts leaves the compactions as they were
     (a, c: mean compaction latency and write-amp within 2%, O6) and makes the lookups faster (e), empty ones by
-    more than 15% (a smaller tree: one filter fewer to load; the paper: 69-81%), non-empty ones by a little (the
-    paper: 26-63%)."""
+    more than 15% (the tree is smaller; the paper: 69-81%), non-empty ones
+    by a little (the paper: 26-63%)."""
     df = pd.read_csv(quick[0] / "figures" / "design-space-fig5.csv")
     by = df.pivot_table(index=["strategy", "alpha"], columns="execution")
     assert len(by) == 16
