@@ -191,6 +191,53 @@ def mixed_workloads(res):
 
 
 @figure(
+    "design-space-fig6",
+    "Design space Fig. 6: uniform, PrefixZipf and normal inserts, data movement, compactions, lookups",
+    "design-space/fig6-ingestion.yaml",
+    "PVLDB'21 §5.2.1, Fig. 6",
+)
+def ingestion_distributions(res):
+    t = res.table
+    df = pd.DataFrame(
+        {
+            "strategy": t["variant"],
+            "inserts": t["insert_keys"],
+            "data_movement": t["data_movement"],
+            "compaction_mean_s": t["compaction_latency_mean_s"],
+            "live_entries": t["live_entries"],
+            **{f"lookup_alpha_{a}_s": t[f"phase_alpha-{a}_lookup_mean_s"] for a in ("0.0", "0.4", "0.8")},
+            **{f"read_amp_alpha_{a}": t[f"phase_alpha-{a}_read_amp"] for a in ("0.0", "0.4", "0.8")},
+        }
+    )
+    strategies = list(dict.fromkeys(df.strategy))
+    dists = list(dict.fromkeys(df.inserts))
+    fig = Figure(figsize=(15, 3.8))
+    ax = fig.subplots(1, 4)
+    panels = (
+        ("data_movement", 1.0, "(a) data movement / data ingested"),
+        ("compaction_mean_s", 1e3, "(b) mean compaction latency (ms)"),
+        ("lookup_alpha_0.8_s", 1e6, "(c) mean lookup latency, alpha 0.8 (us)"),
+        ("read_amp_alpha_0.8", 1.0, "(d) read amplification, alpha 0.8"),
+    )
+    width = 0.8 / len(dists)
+    for a, (col, scale, label) in zip(ax, panels):
+        for k, dist in enumerate(dists):
+            g = df[df.inserts == dist].set_index("strategy").reindex(strategies)
+            a.bar(
+                [i + width * (k - (len(dists) - 1) / 2) for i in range(len(strategies))],
+                g[col] * scale,
+                width,
+                label=dist,
+            )
+        a.set_ylabel(label)
+        a.set_xticks(range(len(strategies)), strategies, rotation=45, fontsize=7)
+        a.grid(alpha=0.3)
+    ax[0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig, df
+
+
+@figure(
     "design-space-fig7",
     "Design space Fig. 7: Zipfian and normal point lookups on uniform data, latency and read amplification by alpha",
     "design-space/fig7-lookups.yaml",
