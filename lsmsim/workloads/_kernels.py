@@ -133,11 +133,12 @@ def ri_h_integral_inverse(x, s):
 @numba.njit(cache=True, nogil=True)
 def zipf_ri_kernel(u, items, s, h_x1, h_n, s_cut, mode, modulus, offset, out):
     """Zipf ranks 0..items-1 for exponent s from one uniform each; a rejected draw (rare) takes its next
-    uniforms from a splitmix64 stream seeded by the draw's own bits, so results depend on `u` alone."""
+    uniforms from a splitmix64 stream seeded by the draw's own bits, so each rank depends on its uniform alone
+    (not on its place in the batch: the kernel's steps, and so its batches, differ from policy to policy)."""
     n = float(items)
     for i in range(u.size):
         v_u = u[i]
-        state = np.uint64(i) ^ np.uint64(int(v_u * 9007199254740992.0))
+        state = np.uint64(int(v_u * 9007199254740992.0))
         while True:
             v = h_n + v_u * (h_x1 - h_n)
             x = ri_h_integral_inverse(v, s)
