@@ -22,6 +22,16 @@ def _strategy_lines(axes, df: pd.DataFrame, x: str, panels, xlabel: str, **axis_
         a.grid(alpha=0.3)
 
 
+def _line_figure(df: pd.DataFrame, x: str, panels, xlabel: str) -> Figure:
+    """One row of panels, a line per strategy on each (`_strategy_lines`), the legend on the first."""
+    fig = Figure(figsize=(15, 3.8))
+    ax = fig.subplots(1, len(panels))
+    _strategy_lines(ax, df, x, panels, xlabel)
+    ax[0].legend(fontsize=6)
+    fig.tight_layout()
+    return fig
+
+
 # Fig. 4(a): Full moves 63x the data ingested (32x read, 31x written), Tier 23x; partial leveling 34-56% less than Full
 PAPER_DATA_MOVEMENT = {"Full": 63.0, "Tier": 23.0}
 
@@ -125,18 +135,13 @@ def deletes(res):
             "delete_persistence_max_s": t["delete_persistence_max_s"],
         }
     ).sort_values(["strategy", "delete_share"], ignore_index=True)
-    fig = Figure(figsize=(15, 3.8))
-    ax = fig.subplots(1, 4)
     panels = (
         ("tombstones_remaining", 1.0, "(e) tombstones left"),
         ("space_amp", 1.0, "(f) space-amp (obsolete / live)"),
         ("data_movement", 1.0, "(g) data movement"),
         ("delete_persistence_max_s", 1.0, "delete persistence, max (s)"),
     )
-    _strategy_lines(ax, df, "delete_share", panels, "share of deletes")
-    ax[0].legend(fontsize=6)
-    fig.tight_layout()
-    return fig, df
+    return _line_figure(df, "delete_share", panels, "share of deletes"), df
 
 
 @figure(
@@ -289,18 +294,13 @@ def updates(res):
             "live_entries": t["live_entries"],
         }
     ).sort_values(["strategy", "update_ratio"], ignore_index=True)
-    fig = Figure(figsize=(15, 3.8))
-    ax = fig.subplots(1, 4)
     panels = (
         ("compaction_mean_s", 1e3, "(a) mean compaction latency (ms)"),
         ("write_amp", 1.0, "(b) write amplification"),
         ("compaction_p99_s", 1e3, "(c) P99 compaction latency (ms)"),
         ("lookup_mean_s", 1e6, "(d) mean lookup latency (us)"),
     )
-    _strategy_lines(ax, df, "update_ratio", panels, "update-to-insert ratio")
-    ax[0].legend(fontsize=6)
-    fig.tight_layout()
-    return fig, df
+    return _line_figure(df, "update_ratio", panels, "update-to-insert ratio"), df
 
 
 # Fig. 8(h-r): per knob, its panels (summary column, scale, label); the base point joins every knob's line

@@ -370,7 +370,7 @@ class Recorder:
         for row in self.phases:
             if row["measure"]:
                 summary[f"phase_{row['phase']}_ops_per_s"] = float(row["ops_per_s"])
-                if row["pages_per_lookup"] == row["pages_per_lookup"]:  # a phase of point lookups
+                if not math.isnan(row["pages_per_lookup"]):  # a phase of point lookups
                     for key in ("read_amp", "pages_per_lookup", "lookup_mean_s", "lookup_p90_s"):
                         summary[f"phase_{row['phase']}_{key}"] = float(row[key])
         return Result(
