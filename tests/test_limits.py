@@ -28,9 +28,8 @@ def test_simple_device_full_ends_the_run_with_an_event():
     assert ev.capacity_bytes[0] == cap and ev.physical_bytes[0] > cap
     assert (ts.physical_bytes.iloc[:-1] <= cap).all()
     levels = json.loads(ev.levels[0])
-    assert sum(lv["bytes"] for lv in levels) == pytest.approx(
-        ev.physical_bytes[0] - sum(j["progress"] * j["output_bytes"] for j in json.loads(ev.running_jobs[0]))
-    )
+    in_flight = sum(j["progress"] * j["output_bytes"] for j in json.loads(ev.running_jobs[0]))
+    assert sum(lv["bytes"] for lv in levels) == pytest.approx(ev.physical_bytes[0] - in_flight - ev.obsolete_bytes[0])
     assert s["user_bytes"] < 400_000 * (16 + 100)  # stopped before the workload's end
 
 
@@ -66,12 +65,13 @@ def test_open_files_limit_ends_the_run():
 
 
 def test_physical_and_transient_space():
-    """physical = tree + outputs in flight at every sample; Eq. 1's parts over time add up; the transient peak
-    bounds every sampled transient part."""
+    """physical = tree + transient at every sample, transient = outputs in flight + files running jobs still hold;
+    Eq. 1's parts over time add up; the transient peak bounds every sampled transient part."""
     res = _run("sim.sample_interval=0.05")
     s, ts = res.summary, res.timeseries
     assert s["ended_by"] == "phases" and len(ts) > 50
     assert (ts.physical_bytes == ts.space_bytes + ts.transient_bytes).all() and (ts.transient_bytes >= 0).all()
+    assert (ts.transient_bytes >= ts.obsolete_bytes).all() and (ts.obsolete_bytes >= 0).all()
     assert ts.transient_bytes.max() > 0  # some sample caught a compaction mid-way
     t = ts[ts.logical_bytes > 0]
     assert t.space_amp.to_numpy() == pytest.approx((1 + t.space_amp_durable + t.space_amp_transient).to_numpy())

@@ -49,6 +49,7 @@ class SSTFile:
     tombstones: int = 0
     being_compacted: bool = False
     block_reads: float = 0.0  # data-block reads served since creation (block-cache warm-up)
+    installed: int = -1  # the tree version that first held it (sim/versions.py); -1 while being written
 
     def __post_init__(self):
         # a file never changes: cache its key and sequence range as Python ints (hot in pickers)

@@ -157,6 +157,8 @@ class Tree:
         self.version += 1
         if not files:
             return None
+        for f in files:
+            f.installed = self.version
         run = self.new_run(files)
         self.level(0).runs.insert(0, run)
         return run
@@ -193,9 +195,11 @@ class Tree:
         for lvl in self.levels:
             if any(not r.files for r in lvl.runs):
                 lvl.runs = [r for r in lvl.runs if r.files or r is target_run or any(r is k for k in keep)]
+        self.version += 1
         for f in outputs:
             f.level = output_level
-        self.version += 1
+            if f.installed < 0:  # a trivial move keeps the version that first held the file
+                f.installed = self.version
         lvl = self.level(output_level)
         if target_run is not None:
             if not any(target_run is r for r in lvl.runs):

@@ -18,9 +18,11 @@ C++ loop, do not include).
 
 from __future__ import annotations
 
+import os
 import shutil
 import struct
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,6 +146,51 @@ def _levels(db, num_levels: int) -> dict:
     return out
 
 
+class _SpaceWatch(threading.Thread):
+    """Peaks of the real DB's space, polled every `interval` seconds while it runs: the table files in its
+    directory (what the device holds: live files, outputs in flight and obsolete files not yet deleted), and
+    RocksDB's total-sst-files-size less live-sst-files-size (files only older versions hold: a running job's
+    version keeps the files a finished compaction removed; lsmsim's sim/versions.py)."""
+
+    def __init__(self, db, path: Path, interval: float = 0.005):
+        super().__init__(daemon=True)
+        self.db, self.path, self.interval = db, path, interval
+        self.physical_peak = 0
+        self.obsolete_peak = 0
+        self._done = threading.Event()
+
+    def _table_bytes(self) -> int:
+        total = 0
+        for e in os.scandir(self.path):
+            if e.name.endswith(".sst"):
+                try:
+                    total += e.stat().st_size
+                except FileNotFoundError:  # deleted between the listing and the stat
+                    pass
+        return total
+
+    def poll(self) -> None:
+        self.physical_peak = max(self.physical_peak, self._table_bytes())
+        total = self.db.property_int("rocksdb.total-sst-files-size") or 0
+        live = self.db.property_int("rocksdb.live-sst-files-size") or 0
+        self.obsolete_peak = max(self.obsolete_peak, total - live)
+
+    def run(self) -> None:
+        while not self._done.wait(self.interval):
+            self.poll()
+
+    def __enter__(self) -> _SpaceWatch:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """End the polling (before the DB closes: the thread must not read a closed handle), one last poll."""
+        self._done.set()
+        self.join()
+        if exc[0] is None:
+            self.poll()
+
+
 # complexity: one linear driver of the real RocksDB run; its branches are the phases' options
 def run_real(  # noqa: C901
     cfg: Config,
@@ -174,7 +221,8 @@ def run_real(  # noqa: C901
     inserted = 0
     measured_ops, measured_s = 0, 0.0
     try:
-        with RocksDB.open(str(tmp / "db"), opts) as db:
+        # the watch stops before the DB closes (context managers exit in reverse order)
+        with RocksDB.open(str(tmp / "db"), opts) as db, _SpaceWatch(db, tmp / "db") as space:
             t0 = time.perf_counter()
             done = 0
             rows.append({"ops": 0, "user_bytes": 0.0, "time": 0.0, "phase": phases[0].name, **levels(db)})
@@ -257,6 +305,8 @@ def run_real(  # noqa: C901
         "compactions": int(tick("rocksdb.compaction.times.micros")),
         "flushes": int(tick("rocksdb.db.flush.micros")),
         "stall_s": tick("rocksdb.stall.micros") / 1e6,
+        "physical_bytes_peak": float(space.physical_peak),
+        "obsolete_bytes_peak": float(space.obsolete_peak),
         "elapsed_s": elapsed,
         "throughput_ops_per_s": measured_ops / measured_s if measured_s else 0.0,
         **end,
@@ -308,6 +358,8 @@ def compare(real: RealRun, sim, num_levels: int) -> pd.DataFrame:
         ("compactions", real.summary["compactions"], s["compactions"]),
         ("flushes", real.summary["flushes"], s["flushes"]),
         ("stall_s", real.summary["stall_s"], s["stall_stop_s"] + s["stall_slowdown_s"]),
+        ("physical_bytes_peak", real.summary["physical_bytes_peak"], s["physical_bytes_peak"]),
+        ("obsolete_bytes_peak", real.summary["obsolete_bytes_peak"], s["obsolete_bytes_peak"]),
         ("throughput_ops_per_s", real.summary["throughput_ops_per_s"], s["throughput_ops_per_s"]),
         ("sorted_runs_end", real.summary["sorted_runs"], s["sorted_runs"]),
         ("sorted_runs_mean", _mean_runs(real.timeseries), _mean_runs(sim.timeseries)),

@@ -16,6 +16,7 @@ from ..policies import Compaction, Policy
 from .counters import Counters
 from .jobs import Job, compaction_work, flush_work, validate_compaction
 from .recorder import Recorder
+from .versions import ObsoleteFiles  # noqa: TC001 (documents the parameter)
 from .view import SimView
 
 
@@ -47,6 +48,7 @@ class Background:
         rec: Recorder,
         jobs: list[Job],
         io: IOBatch,
+        obsolete: ObsoleteFiles,
     ):
         self.cfg, self.clock, self.tree, self.device = cfg, clock, tree, device
         self.policy, self.view, self.counters, self.rec = policy, view, counters, rec
@@ -54,13 +56,14 @@ class Background:
         self.io = io
         self.policy_idle = False  # the last pick round found no compaction
         self._job_id = 0
+        self.obsolete = obsolete  # removed files running jobs still hold
 
     def threads_busy(self, kind: str) -> int:
         return sum(j.threads for j in self.jobs if j.kind == kind)
 
     def _new_job(self, **kw) -> Job:
         self._job_id += 1
-        job = Job(id=self._job_id, start=self.clock.now, **kw)
+        job = Job(id=self._job_id, start=self.clock.now, version=self.tree.version, **kw)
         job.dev = self.device.seconds(job.read_bytes, job.write_bytes, 0.0)
         job.sync = self.device.sync_seconds(job.write_bytes)
         return job
@@ -154,8 +157,7 @@ class Background:
         elif (c := job.compaction) is not None:
             self.tree.mark_compacting(c.inputs, False)
             c.output_run = self.tree.install(c.inputs, job.outputs, c.output_level, c.target_run, keep=self._pinned())
-            for f in c.inputs:
-                self.device.file_deleted(f.id, f.bytes)
+            self.obsolete.retire(c.inputs, self.jobs)
             self.counters.compaction_read_bytes += job.read_bytes
             self.counters.compaction_write_bytes += job.write_bytes
             self.rec.compaction_row(
@@ -173,5 +175,6 @@ class Background:
             if job.dropped_tombstone_seqs is not None:
                 self.rec.deletes_persisted(job.dropped_tombstone_seqs)
             self.policy.on_compaction_done(self.view, c)
+        self.obsolete.release(job)  # its version is gone: purge what only it held
         if self.cfg.sim.check_invariants:
             self.tree.check_invariants(self.policy.overlap_within_levels)

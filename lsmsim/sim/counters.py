@@ -28,8 +28,9 @@ class Counters:
     delay_time: float = 0.0  # seconds during which the policy delayed writes
     delay_total: float = 0.0  # write-seconds spent in those delays
     unconverged_steps: int = 0  # steps whose sharing solve ended before its fixed point (sharing.solve)
-    peak_space: float = 0.0  # tree bytes + flush and compaction output written so far, at its peak
-    peak_transient_amp: float = 0.0  # output written, not installed, / logical bytes then: its peak (Spooky Eq. 1)
+    peak_space: float = 0.0  # tree bytes + transient bytes (limits.transient_bytes), at its peak
+    peak_obsolete: float = 0.0  # removed files running jobs still hold (sim/versions.py), at its peak
+    peak_transient_amp: float = 0.0  # transient bytes / logical bytes then: its peak (Spooky Eq. 1)
     # the same peaks since the last timeseries sample (the recorder resets them): a sample between two steps
     # would miss a compaction's last output bytes, which are the peak (Spooky Fig. 7B's sawtooth)
     window_peak_physical: float = 0.0

@@ -42,6 +42,7 @@ class Job:
     dev: float = 0.0  # device seconds for the whole job (set by the kernel)
     sync: float = 0.0  # seconds its thread waits in fsync at output-file closes (set by the kernel)
     threads: int = 1  # parallel threads (subcompactions)
+    version: int = 0  # the tree version it started from, which it holds until it ends (sim/versions.py)
     flow: Flow | None = None  # its `sharing.Flow` in the current step
     rate: float = 0.0  # progress per second in the current step
 

@@ -43,6 +43,7 @@ from .oplevel import OpDriver
 from .phases import PhaseCursor
 from .recorder import Recorder
 from .sharing import Flow, solve
+from .versions import ObsoleteFiles
 from .view import SimView
 from .write_controller import WriteController
 
@@ -65,11 +66,24 @@ class Simulation:
         self.mix: MixConfig | None = None  # the current (after the phases: the last) phase's mix
         jobs: list[Job] = []
         self.live = LiveKeys(w.num, int(lsm.entries_per_sample), w.key_size + w.value_size)  # logical size now
-        self.rec = Recorder(cfg, self.env, self.cursor, self.counters, self.tree, self.device, self.wc, jobs, self.live)
+        self.obsolete = ObsoleteFiles(self.device)  # removed files running jobs' versions still hold
+        rec = self.rec = Recorder(
+            cfg, self.env, self.cursor, self.counters, self.tree, self.device, self.wc, jobs, self.live, self.obsolete
+        )
         self.view = SimView(self)
         self.io = IOBatch(self.device)
         self.bg = Background(
-            cfg, self.env, self.tree, self.device, self.policy, self.view, self.counters, self.rec, jobs, self.io
+            cfg,
+            self.env,
+            self.tree,
+            self.device,
+            self.policy,
+            self.view,
+            self.counters,
+            rec,
+            jobs,
+            self.io,
+            self.obsolete,
         )
         self.jobs = jobs  # the running flush and compaction jobs (Background starts and finishes them)
         self.progress = progress
@@ -364,14 +378,7 @@ class Simulation:
             # each blocked writer thread waited out the stop: one write of that latency per thread
             self.rec.latency_mass("write", self.stop_episode, self._writer_threads())
             self.stop_episode = 0.0
-        transient = limits.in_flight_bytes(self.jobs)  # Spooky's transient space (Eq. 1): outputs not yet installed
-        physical = self.tree.bytes + transient
-        if self.live.count:
-            n.peak_transient_amp = max(n.peak_transient_amp, transient / self.live.bytes)
-            n.window_peak_transient_amp = max(n.window_peak_transient_amp, transient / self.live.bytes)
-            n.window_peak_space_amp = max(n.window_peak_space_amp, physical / self.live.bytes)
-        n.peak_space = max(n.peak_space, physical)
-        n.window_peak_physical = max(n.window_peak_physical, physical)
+        self.rec.track_space()  # a step's end is where outputs in flight peak
         self.io.flush()
         self.device.advance(self.env.now, dt * max(0.0, 1.0 - self.util))
         done = {op: n.ops[op] - self._ops_last[op] for op in n.ops}
@@ -452,7 +459,8 @@ class Simulation:
         except (LimitReached, DeviceFullError) as e:  # the run ends there, as the paper's crashed runs did
             event = e.event if isinstance(e, LimitReached) else limits.DISK_FULL
             cap, nofile = self.capacity, self.cfg.machine.open_files_limit
-            self.rec.end_at_limit(limits.event_row(event, str(e), self.env.now, self.tree, self.jobs, cap, nofile))
+            row = limits.event_row(event, str(e), self.env.now, self.tree, self.jobs, cap, nofile, self.obsolete)
+            self.rec.end_at_limit(row)
         self.rec.sample(force=True)
 
     def _steps(self):
@@ -479,7 +487,7 @@ class Simulation:
                 elapsed = dt if timeout in fired else self.env.now - t0
             self._advance(elapsed)
             self._handle_events()
-            limits.check(self.tree, self.jobs, self.capacity, self.cfg.machine.open_files_limit)
+            limits.check(self.tree, self.jobs, self.capacity, self.cfg.machine.open_files_limit, self.obsolete)
             # events may coincide, but a run of steps that never moves the clock is a kernel bug
             stalled = stalled + 1 if self.env.now <= t0 else 0
             if stalled > 100_000:

@@ -72,7 +72,7 @@ class Recorder:
     """Samples the run into its tables. It reads the counters, the tree, the device, the write
     controller, the phase cursor and the running jobs it is given, never the kernel itself."""
 
-    def __init__(self, cfg, clock, cursor, counters, tree, device, write_controller, jobs, live):
+    def __init__(self, cfg, clock, cursor, counters, tree, device, write_controller, jobs, live, obsolete):
         self.cfg = cfg
         self.clock = clock  # anything with `now` (the SimPy environment)
         self.cursor = cursor
@@ -82,6 +82,7 @@ class Recorder:
         self.wc = write_controller
         self.running = jobs  # the kernel's job list (read only)
         self.live = live  # `LiveKeys`: the logical size at any time
+        self.obsolete = obsolete  # `versions.ObsoleteFiles`: removed files running jobs still hold
         self.interval = cfg.sim.sample_interval
         self.next_sample = 0.0
         self.rows: list[dict] = []
@@ -140,6 +141,19 @@ class Recorder:
         """Close the current phase's row early (its clients stopped; the kernel waits for compactions)."""
         self.phase_boundary()
         self._phase_start = None
+
+    def track_space(self) -> None:
+        """Peaks of physical and transient space (Spooky Eq. 1) at the end of a kernel step."""
+        n = self.counters
+        transient = limits.transient_bytes(self.running, self.obsolete)
+        physical = self.tree.bytes + transient
+        if self.live.count:
+            n.peak_transient_amp = max(n.peak_transient_amp, transient / self.live.bytes)
+            n.window_peak_transient_amp = max(n.window_peak_transient_amp, transient / self.live.bytes)
+            n.window_peak_space_amp = max(n.window_peak_space_amp, physical / self.live.bytes)
+        n.peak_space = max(n.peak_space, physical)
+        n.peak_obsolete = max(n.peak_obsolete, self.obsolete.bytes)
+        n.window_peak_physical = max(n.window_peak_physical, physical)
 
     def end_at_limit(self, row: dict) -> None:
         """The run ends at a device or OS limit (`limits.check`): keep its event row."""
@@ -255,9 +269,11 @@ class Recorder:
         row["compaction_write_bytes"] = n.compaction_write_bytes
         row["write_amp"] = (n.flush_bytes + n.compaction_write_bytes) / n.user_bytes if n.user_bytes else 0.0
         row["space_bytes"] = tree.bytes
-        row["transient_bytes"] = limits.in_flight_bytes(self.running)  # Spooky Eq. 1: outputs not yet installed
+        row["obsolete_bytes"] = self.obsolete.bytes  # removed files running jobs still hold (versions.py)
+        # Spooky Eq. 1: outputs not yet installed, and those held files
+        row["transient_bytes"] = limits.transient_bytes(self.running, self.obsolete)
         row["physical_bytes"] = tree.bytes + row["transient_bytes"]  # Spooky Fig. 7B / 13A
-        row["open_files"] = limits.open_files(tree, self.running)  # Spooky Eq. 12, plus outputs and WALs
+        row["open_files"] = limits.open_files(tree, self.running, self.obsolete)  # Spooky Eq. 12, outputs, WALs
         logical = row["logical_bytes"] = self.live.bytes
         for name, b in (
             ("", row["physical_bytes"]),

@@ -37,11 +37,15 @@ SUMMARY_DOC = {
     "write_amp_flush / write_amp_compaction": "the two parts of write_amp",
     "write_amp_rocksdb": "(flush_bytes + compaction_write_bytes) / flush_bytes: RocksDB's 'Sum' W-Amp",
     "space_amp": "tree bytes at the end / live logical bytes (key + value of live keys)",
-    "space_amp_peak": "peak of (tree bytes + flush and compaction output written so far) / live logical bytes",
+    "space_amp_peak": "peak of (tree bytes + transient bytes) / live logical bytes",
     "space_amp_durable": "Spooky Eq. 1's durable part at the end: (tree bytes - live logical bytes) / live logical "
     "bytes (obsolete versions and tombstones)",
     "space_amp_transient_peak": "Spooky Eq. 1's transient part at its peak: flush and compaction output written "
-    "but not yet installed (its inputs still on the device) / live logical bytes at that time",
+    "but not yet installed (its inputs still on the device), and the inputs of finished compactions that running "
+    "jobs' versions still hold, / live logical bytes at that time",
+    "physical_bytes_peak": "peak of tree bytes + transient bytes (what the device held)",
+    "obsolete_bytes_peak": "peak bytes of files compactions removed that running jobs' versions still held (RocksDB "
+    "deletes a file when no version holds it; sim/versions.py)",
     "sharing_unconverged_steps": "kernel steps whose CPU/device sharing had not reached its fixed point in the "
     "solver's rounds (their rates are the last round's); 0 in a healthy run",
     "stall_stop_s / stall_slowdown_s": "simulated seconds writes were stopped / slowed down",
@@ -159,6 +163,8 @@ def build_summary(
             "space_amp_peak": n.peak_space / logical_bytes if logical_bytes else 0.0,
             "space_amp_durable": tree.bytes / logical_bytes - 1.0 if logical_bytes else 0.0,
             "space_amp_transient_peak": n.peak_transient_amp,
+            "physical_bytes_peak": n.peak_space,
+            "obsolete_bytes_peak": n.peak_obsolete,
             "stall_stop_s": n.stop_time,
             "stall_slowdown_s": n.slowdown_time,
             "stall_delay_s": n.delay_time,
