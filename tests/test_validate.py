@@ -3,6 +3,7 @@ lsmsim policy on a real DB through CompactFiles."""
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +25,9 @@ BASE = {
     "lsm": {"write_buffer_size": "1MiB", "bloom_bits_per_key": 10},
     "workload": {"preset": "fillrandom", "num": "200K", "key_size": "16B", "value_size": "100B"},
 }
+
+
+EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 
 
 def cfg(**over):
@@ -87,6 +91,30 @@ def test_large_files_hold_space_as_rocksdb_does(tmp_path):
     # up more at 250 flushes/s of 64 KiB memtables)
     assert abs(held.rel_err) < 0.5
     assert abs(row(t, "physical_bytes_peak").rel_err) < 0.15
+
+
+def test_table_overhead_of_spooky_entries(tmp_path):
+    """Spooky's entries (16 B keys, 512 B values) take 12 B of table overhead each on RocksDB (seqno and type,
+    length varints, index and filter shares less shared key prefixes): the `lsm.entry_overhead` that
+    experiments/spooky/fig14d.yaml and fig15.yaml set, where the room on the device decides the outcome."""
+    import numpy as np
+
+    from lsmsim.rocksdb import Options, RocksDB
+    from lsmsim.rocksdb.validate import _Keys
+
+    import yaml
+
+    setups = [yaml.safe_load((EXPERIMENTS / "spooky" / f).read_text()) for f in ("fig14d.yaml", "fig15.yaml")]
+    keys, n = _Keys(16, 512, 1), 40_000
+    opts = Options(write_buffer_size=64 << 20, compression="none", bloom_bits_per_key=10.0, disable_wal=True)
+    with RocksDB.open(str(tmp_path / "db"), opts) as db:
+        for k in np.random.default_rng(1).permutation(n).tolist():
+            db.put(keys.key(k), keys.value(k))
+        db.flush(wait=True)
+        per_entry = sum(f.size for f in db.live_files()) / n
+    for setup in setups:
+        assert (setup["workload"]["key_size"], setup["workload"]["value_size"]) == ("16B", "512B")
+        assert per_entry - 528 == pytest.approx(setup["lsm"]["entry_overhead"], abs=0.5)
 
 
 def test_tiering_runs_on_rocksdb_through_the_driver(tmp_path):
