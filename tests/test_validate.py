@@ -98,11 +98,10 @@ def test_table_overhead_of_spooky_entries(tmp_path):
     length varints, index and filter shares less shared key prefixes): the `lsm.entry_overhead` that
     experiments/spooky/fig14d.yaml and fig15.yaml set, where the room on the device decides the outcome."""
     import numpy as np
+    import yaml
 
     from lsmsim.rocksdb import Options, RocksDB
     from lsmsim.rocksdb.validate import _Keys
-
-    import yaml
 
     setups = [yaml.safe_load((EXPERIMENTS / "spooky" / f).read_text()) for f in ("fig14d.yaml", "fig15.yaml")]
     keys, n = _Keys(16, 512, 1), 40_000
