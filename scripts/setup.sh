@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-pkgs="librocksdb-dev rocksdb-tools fio"
+pkgs="librocksdb-dev rocksdb-tools fio e2fsprogs"   # e2fsprogs: mkfs.ext4 for the room a file system leaves
 command -v g++ >/dev/null 2>&1 || pkgs="$pkgs g++"   # builds the CompactFiles shim of lsmsim.rocksdb
 # Debian's python3 makes venvs only with python3-venv (ensurepip) installed
 python3 -c "import ensurepip" >/dev/null 2>&1 || pkgs="$pkgs python3-venv"
