@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
+from pathlib import Path
 
 from . import __version__
-from .errors import ConfigError, LsmsimError
+from .errors import LsmsimError
 
 _EPILOG = "Config reference: `lsmsim config` (docs/config-reference.md); summary keys: README.md."
 
@@ -321,7 +323,21 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
+def _crash_report(exc: BaseException) -> Path | None:
+    """Write the traceback of an unexpected error to a file; its path, or None if none could be written."""
+    import tempfile
+    import time
+    import traceback
+
+    path = Path(tempfile.gettempdir()) / f"lsmsim-crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
+    try:
+        path.write_text("".join(traceback.format_exception(exc)) + f"\nargv: {sys.argv}\n")
+    except OSError:
+        return None
+    return path
+
+
+def _run(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -329,23 +345,33 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return args.func(args)
-    except ConfigError as e:
-        print(f"lsmsim: {e}", file=sys.stderr)
-        return 2
-    except LsmsimError as e:
-        print(f"lsmsim: {e}", file=sys.stderr)
-        return 2
     except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (ValueError, OSError) as e:  # bad files given to ssd commands, and the like
         print(f"lsmsim: {e}", file=sys.stderr)
         return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The `lsmsim` command. Exit 0 on success, 2 on bad input (one line naming it), 130 on Ctrl-C, 1 on an
+    internal error (one line, the traceback in a report file)."""
+    try:
+        return _run(argv)
+    except LsmsimError as e:  # ConfigError included: names the YAML path and what is allowed
+        print(f"lsmsim: {e}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("lsmsim: interrupted", file=sys.stderr)
         return 130
+    except RecursionError as e:
+        print(f"lsmsim: input nested too deeply ({e})", file=sys.stderr)
+        return 2
+    except Exception as e:  # last resort: a bug of ours, never a traceback on the terminal
+        report = _crash_report(e)
+        where = f"; the traceback is in {report}" if report else ""
+        print(f"lsmsim: internal error: {type(e).__name__}: {e}{where}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

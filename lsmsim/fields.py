@@ -35,7 +35,8 @@ OpRate = Annotated[float, _unit(units.parse_op_rate), Field(ge=0)]
 class Section(BaseModel):
     """A YAML section: unknown keys are errors, assignments are validated."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # allow_inf_nan=False: inf and NaN pass no float field (the simulator cannot run them)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 __all__ = ["Bandwidth", "Bytes", "Count", "Duration", "OpRate", "Section"]

@@ -16,14 +16,23 @@ from .devices.registry import names as device_names
 from .errors import ConfigError
 from .policies.registry import policies
 
-
 # ---------------------------------------------------------------- reading and overriding
+MAX_CONFIG_BYTES = 16 * 2**20  # a config is a page of YAML; beyond this it is a wrong file, not a config
+
+
 def read_yaml(path: str | Path) -> dict:
     p = Path(path)
     try:
+        if not p.is_file():  # a FIFO or a device would block the read or never end it
+            what = "does not exist" if not p.exists() else "is not a regular file"
+            raise ConfigError(str(p), [("(file)", what)])
+        if p.stat().st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(str(p), [("(file)", f"is larger than {MAX_CONFIG_BYTES >> 20} MiB: not a config")])
         text = p.read_text()
     except OSError as e:
         raise ConfigError(str(p), [("(file)", f"cannot read: {e.strerror}")]) from None
+    except ValueError:  # a NUL byte in the path
+        raise ConfigError(repr(str(p)), [("(file)", "is not a valid path")]) from None
     except UnicodeDecodeError:
         raise ConfigError(str(p), [("(file)", "is not a text (UTF-8) YAML file")]) from None
     try:
@@ -32,6 +41,8 @@ def read_yaml(path: str | Path) -> dict:
         mark = getattr(e, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(file)"
         raise ConfigError(str(p), [(where, f"not valid YAML: {getattr(e, 'problem', e)}")]) from None
+    except RecursionError:
+        raise ConfigError(str(p), [("(file)", "nested too deeply to be a config")]) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -41,8 +52,14 @@ def read_yaml(path: str | Path) -> dict:
     return data
 
 
-def _parse_scalar(text: str) -> Any:
-    return yaml.safe_load(text) if text != "" else ""
+def _parse_scalar(text: str, path: str) -> Any:
+    """The value of `--set path=text`, parsed as YAML."""
+    try:
+        return yaml.safe_load(text) if text != "" else ""
+    except yaml.YAMLError as e:
+        raise ConfigError("--set", [(path, f"not valid YAML: {getattr(e, 'problem', None) or e}")]) from None
+    except RecursionError:
+        raise ConfigError("--set", [(path, "nested too deeply")]) from None
 
 
 def apply_override(data: dict, assignment: str) -> None:
@@ -65,11 +82,11 @@ def apply_override(data: dict, assignment: str) -> None:
     last = keys[-1]
     if isinstance(node, list):
         try:
-            node[int(last)] = _parse_scalar(value)
+            node[int(last)] = _parse_scalar(value, path)
         except (ValueError, IndexError):
             raise ConfigError("--set", [(path, "is not a list index here")]) from None
     else:
-        node[last] = _parse_scalar(value)
+        node[last] = _parse_scalar(value, path)
 
 
 # ---------------------------------------------------------------- presets
@@ -155,6 +172,8 @@ def validate(data: dict, source: str = "<config>") -> Config:
         return Config.model_validate(data)
     except ValidationError as e:
         raise ConfigError(source, _validation_errors(e)) from None
+    except RecursionError:
+        raise ConfigError(source, [("(top level)", "nested too deeply to be a config")]) from None
 
 
 def load_config(path_or_data: str | Path | dict | Config, overrides: Sequence[str] = ()) -> Config:

@@ -86,6 +86,16 @@ import pytest  # noqa: E402
             "workload.phases[0].queries",
         ),
         ("policy={num_levels: 3}", "policy"),
+        # not finite, or beyond what any quantity can be (units.LIMIT), as a number or a unit string
+        ("lsm.write_buffer_size=1e400", "lsm.write_buffer_size"),
+        ("lsm.bloom_bits_per_key=.inf", "lsm.bloom_bits_per_key"),
+        ("lsm.bloom_bits_per_key=.nan", "lsm.bloom_bits_per_key"),
+        ("workload.phases.0.mix.insert=.inf", "workload.phases[0].mix.insert"),
+        ("sim.max_time=1e400s", "sim.max_time"),
+        ("device.write_bandwidth=1e400MB/s", "device.write_bandwidth"),
+        # input that is not a value at all
+        ("seed=[1, 2", "seed"),
+        ("seed=" + "[" * 5000 + "]" * 5000, "seed"),
     ],
 )
 def test_bad_values_exit_2_naming_the_path(tmp_path, override, path):
@@ -107,6 +117,39 @@ def test_unreadable_inputs_exit_2(tmp_path):
     afile.write_text("x")
     r = lsmsim("run", str(cfg), "-o", str(afile / "sub"))
     assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_files_that_are_not_configs_exit_2(tmp_path):
+    import os
+
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)  # reading it would block forever
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("a: " + "[" * 5000 + "]" * 5000 + "\n")
+    for path, what in ((fifo, "not a regular file"), (deep, "nested too deeply"), (tmp_path, "not a regular file")):
+        r = lsmsim("run", str(path))
+        assert r.returncode == 2 and "Traceback" not in r.stderr and what in r.stderr, r.stderr
+
+
+def test_an_internal_error_is_one_line_and_a_report(tmp_path, monkeypatch, capsys):
+    """A bug of ours (here: a command that raises) never shows a traceback: one line naming the error and the
+    file that holds the traceback, exit 1."""
+    from lsmsim import cli
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)  # re-read TMPDIR
+
+    def boom(args):
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(cli, "_cmd_config", boom)
+    assert cli.main(["config"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error: RuntimeError: kaboom" in err and "Traceback" not in err
+    (report,) = tmp_path.glob("lsmsim-crash-*.txt")
+    assert str(report) in err and "Traceback" in report.read_text() and "kaboom" in report.read_text()
 
 
 def test_load_config_leaves_the_callers_dict_alone():

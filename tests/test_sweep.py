@@ -262,6 +262,33 @@ def test_killed_sweep_loses_nothing_and_resumes(tmp_path):
     assert len(pd.read_parquet(out / "results.parquet")) == 6
 
 
+def test_workers_die_with_the_sweep_process(tmp_path):
+    """kill -9 of the sweep process alone (no clean-up runs): its workers end within seconds rather than running
+    on under pid 1 (the parent-death signal and the parent watch, executors._die_with_parent)."""
+    psutil = pytest.importorskip("psutil")
+    f = write(tmp_path, {**SLOW, "sweep": {"seeds": [1, 2, 3, 4]}})
+    out = tmp_path / "res"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lsmsim.cli", "sweep", str(f), "-j", "2", "-q", "-o", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    markers = lambda: [m for d in out.glob(".tmp-markers-*") for m in d.iterdir()]  # noqa: E731
+    assert _wait_for(lambda: out.is_dir() and len(markers()) >= 1)
+    workers = [c.pid for c in psutil.Process(proc.pid).children(recursive=True)]
+    assert workers
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+    def gone(pid):
+        try:
+            return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return True
+
+    assert _wait_for(lambda: all(gone(p) for p in workers), timeout=20), [p for p in workers if not gone(p)]
+
+
 def test_a_killed_worker_is_replaced_and_its_point_retried(tmp_path):
     f = write(tmp_path, {**SLOW, "sweep": {"seeds": [1, 2, 3, 4]}})
     out = tmp_path / "res"

@@ -64,6 +64,30 @@ def _terminated(*_):
     os._exit(143)
 
 
+def _die_with_parent() -> None:
+    """A worker ends when the sweep process does, even by kill -9 (which runs none of the sweep's clean-up):
+    Linux's parent-death signal (prctl PR_SET_PDEATHSIG: SIGTERM, handled by `_terminated`), and a thread
+    that watches the parent pid once a second where prctl is missing or the parent died before it was set."""
+    import ctypes
+    import signal
+    import threading
+    import time
+
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):  # not Linux: the watch alone
+        pass
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        _terminated()
+
+    threading.Thread(target=watch, name="lsmsim-parent-watch", daemon=True).start()
+
+
 def _warm():
     """Import the simulator once per worker, before points arrive; Ctrl-C is the sweep process's
     to handle (it stops the workers), so workers ignore SIGINT."""
@@ -72,6 +96,7 @@ def _warm():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # the pool SIGTERMs the survivors when one worker dies: they leave at once, their markers removed
     signal.signal(signal.SIGTERM, _terminated)
+    _die_with_parent()
     import lsmsim.sim.kernel  # noqa: F401
 
 
