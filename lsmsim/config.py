@@ -255,7 +255,11 @@ class SimConfig(Section):
     drain: bool = Field(True, description="After the last phase, let pending flushes and compactions finish.")
     flush_at_end: bool = Field(False, description="Flush the memtable after the last phase (before draining).")
     max_time: Duration = Field(units.parse_duration("1h"), gt=0)
-    sample_interval: Duration = Field(1.0, gt=0)
+    sample_interval: Duration = Field(
+        1.0,
+        ge=1e-3,
+        description="Seconds between timeseries rows (at least 1 ms: finer, a run spends its time recording).",
+    )
     check_invariants: bool = False
     latency_samples: int = Field(100_000, ge=0, description="Requests whose latency is recorded.")
 

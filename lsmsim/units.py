@@ -40,7 +40,7 @@ class UnitError(ValueError):
 LIMIT = 2.0**62
 
 
-def _finite(x: float, value, what: str) -> float:
+def check_range(x: float, value, what: str) -> float:
     """`x` if finite and within +-LIMIT: infinities, NaN and 1e400 are no size, rate or duration."""
     if not math.isfinite(x) or abs(x) > LIMIT:
         raise UnitError(f"{value!r} is out of range: a {what} must be finite and at most {LIMIT:.3g}")
@@ -57,18 +57,18 @@ def _split(text: str, what: str) -> tuple[float, str]:
 def parse_size(value: str | int | float) -> int:
     """Bytes from `4096`, `64MiB`, `1.5GB`, `16B`."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return int(_finite(value, value, "size"))
+        return int(check_range(value, value, "size"))
     num, unit = _split(str(value), "size")
     factor = _SIZE.get(unit.lower())
     if factor is None:
         raise UnitError(f"{value!r}: size unit must be one of B, KB, MB, GB, TB, KiB, MiB, GiB, TiB")
-    return int(round(_finite(num * factor, value, "size")))
+    return int(round(check_range(num * factor, value, "size")))
 
 
 def parse_bandwidth(value: str | int | float) -> float:
     """Bytes per second from `100MB/s`, `2GiB/s` or a plain number."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return _finite(float(value), value, "bandwidth")
+        return check_range(float(value), value, "bandwidth")
     text = str(value).strip()
     if not text.lower().endswith("/s"):
         raise UnitError(f"{value!r}: a bandwidth needs '/s', e.g. '100MB/s' or '2GiB/s'")
@@ -78,29 +78,29 @@ def parse_bandwidth(value: str | int | float) -> float:
 def parse_duration(value: str | int | float) -> float:
     """Seconds from `12us`, `1.5ms`, `30s`, `2min` or a plain number of seconds."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return _finite(float(value), value, "duration")
+        return check_range(float(value), value, "duration")
     num, unit = _split(str(value), "duration")
     factor = _TIME.get(unit.lower() if unit != "µs" else unit)
     if factor is None:
         raise UnitError(f"{value!r}: duration unit must be one of ns, us, ms, s, min, h")
-    return _finite(num * factor, value, "duration")
+    return check_range(num * factor, value, "duration")
 
 
 def parse_count(value: str | int | float) -> int:
     """A count such as `2000000`, `2M`, `500K`."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return int(_finite(value, value, "count"))
+        return int(check_range(value, value, "count"))
     num, unit = _split(str(value), "count")
     factor = _COUNT.get(unit.lower())
     if factor is None:
         raise UnitError(f"{value!r}: count suffix must be one of K, M, G (e.g. '2M')")
-    return int(round(_finite(num * factor, value, "count")))
+    return int(round(check_range(num * factor, value, "count")))
 
 
 def parse_op_rate(value: str | int | float) -> float:
     """Operations per second from `50K/s`, `10000/s` or a plain number."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return _finite(float(value), value, "rate")
+        return check_range(float(value), value, "rate")
     text = str(value).strip()
     if text.lower().endswith("/s"):
         text = text[:-2]

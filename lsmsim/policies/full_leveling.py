@@ -30,7 +30,7 @@ class FullLevelingOptions(PolicyOptions):
     name: Literal["full_leveling"]
     size_ratio: float = Field(10.0, gt=1)
     preemption: bool = True
-    target_file_size: Bytes | None = Field(None, description="Output file size; default: one file per level.")
+    target_file_size: Bytes | None = Field(None, gt=0, description="Output file size; default: one file per level.")
     dca: bool = Field(False, description="Dynamic capacity adaptation: C_i = N_L / T^(L-i) below the last level L.")
 
 

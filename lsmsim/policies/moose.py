@@ -32,7 +32,7 @@ class MooseOptions(PolicyOptions):
     name: Literal["moose"]
     size_ratios: list[float] = Field([7, 7, 7, 6], min_length=1, description="T_i between level i and i+1.")
     runs_per_level: list[int] = Field([3, 3, 3, 3, 1], min_length=2, description="K_i, runs level i may hold.")
-    target_file_size: Bytes | None = None
+    target_file_size: Bytes | None = Field(None, gt=0)
 
     @model_validator(mode="after")
     def _lengths(self):

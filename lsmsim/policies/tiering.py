@@ -29,7 +29,7 @@ class TieringOptions(PolicyOptions):
 
     name: Literal["tiering"]
     size_ratio: int = Field(10, ge=2)
-    target_file_size: Bytes | None = None
+    target_file_size: Bytes | None = Field(None, gt=0)
     dca: bool = Field(False, description="Dynamic capacity adaptation: level i < L also full at N_L / T^(L-i) bytes.")
 
 
@@ -38,7 +38,7 @@ class LazyLevelingOptions(PolicyOptions):
 
     name: Literal["lazy_leveling"]
     size_ratio: int = Field(10, ge=2)
-    target_file_size: Bytes | None = None
+    target_file_size: Bytes | None = Field(None, gt=0)
     dca: bool = Field(False, description="Dynamic capacity adaptation: level i < L also full at N_L / T^(L-i) bytes.")
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from ..fields import Bytes
 from ..lsm.sstable import Run
@@ -45,10 +45,20 @@ class UniversalOptions(PolicyOptions):
     max_size_amplification_percent: float = Field(200.0, ge=0)
     target_file_size: Bytes | None = Field(
         None,
+        gt=0,
         description="Split compaction outputs into files of this size, as RocksDB does at target_file_size_base "
         "x target_file_size_multiplier^level (options/cf_options.cc MaxFileSizeForLevel, which universal "
         "compaction also calls). None: one file per sorted run.",
     )
+
+    @field_validator("max_merge_width")
+    @classmethod
+    def _width_order(cls, v: int, info):
+        """A merge needs min_merge_width runs and may take max_merge_width: min above max never merges."""
+        lo = info.data.get("min_merge_width")
+        if lo is not None and v < lo:
+            raise ValueError(f"must be at least min_merge_width ({lo})")
+        return v
 
 
 def sorted_runs(tree: Tree) -> int:

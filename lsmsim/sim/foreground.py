@@ -109,6 +109,9 @@ def op_latencies(g: Group, costs: CostTable, read_latency: float, write_delay: f
     if wshare > 0 and write_limited and f.cap < math.inf and f.rate >= f.cap * (1 - REL_EPS):
         g.write_wait = extra / wshare  # the write controller delays writes only
         g.per_op["write"] += g.write_wait
+    elif mean <= WAIT_EPS:  # ops that cost nothing alone (machine.cpu all 0): the wait is all their latency
+        for op in g.per_op:
+            g.per_op[op] += extra
     else:
         k = 1.0 + extra / mean  # every op of the mix takes k times as long as alone
         for op in g.per_op:

@@ -7,6 +7,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from ..errors import ConfigError
 from ..lsm.merge import dedup_versions, merge_samples
 from ..lsm.sstable import Samples
 from ..result import Result, code_state
@@ -16,6 +17,7 @@ from .summary import build_summary
 
 # latency histogram: log-spaced bins from 10 ns to 1000 s, 0.5% wide
 _LAT_LO, _LAT_HI, _LAT_BINS = -8.0, 3.0, 5000
+MAX_OPEN_ARRIVALS = 5e7  # open-loop queries queued one by one for their latency (~40 B each in 5 arrays: 10 GB)
 _LAT_MIN = 1e-8  # s: latencies below the lowest edge (10 ns) count in the first bin
 _EDGES = np.logspace(_LAT_LO, _LAT_HI, _LAT_BINS + 1)
 _MIDS = np.sqrt(_EDGES[:-1] * _EDGES[1:])
@@ -347,6 +349,19 @@ class Recorder:
             seg_r_t, seg_r = grid, base * mod
         else:
             seg_r_t, seg_r = seg_t, np.array([x[4] for x in segs])
+        expected = float(np.sum(seg_r * np.diff(np.append(seg_r_t, t_end)).clip(0)))
+        if expected > MAX_OPEN_ARRIVALS:  # each arrival is queued one by one (FCFS): memory and time grow with them
+            i = next(i for i, p in enumerate(self.cursor.phases) if p.queries.mode == "open")
+            raise ConfigError(
+                "<config>",
+                [
+                    (
+                        f"workload.phases[{i}].queries.arrival_rate",
+                        f"the open-loop phases would bring {expected:.3g} queries; the latency model queues each "
+                        f"one, at most {MAX_OPEN_ARRIVALS:.0e}: lower the rate or shorten the phases",
+                    )
+                ],
+            )
         arrivals = queueing.poisson_arrivals(rng, seg_r_t, seg_r, t_end)
         if arrivals.size == 0:
             return
