@@ -24,7 +24,7 @@ def read_yaml(path: str | Path) -> dict:
     p = Path(path)
     try:
         if not p.is_file():  # a FIFO or a device would block the read or never end it
-            what = "does not exist" if not p.exists() else "is not a regular file"
+            what = "cannot read: No such file or directory" if not p.exists() else "is not a regular file"
             raise ConfigError(str(p), [("(file)", what)])
         if p.stat().st_size > MAX_CONFIG_BYTES:
             raise ConfigError(str(p), [("(file)", f"is larger than {MAX_CONFIG_BYTES >> 20} MiB: not a config")])
