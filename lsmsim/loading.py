@@ -22,6 +22,8 @@ MAX_CONFIG_BYTES = 16 * 2**20  # a config is a page of YAML; beyond this it is a
 
 def read_yaml(path: str | Path) -> dict:
     p = Path(path)
+    if "\0" in str(p):  # the OS would cut the path there
+        raise ConfigError(repr(str(p)), [("(file)", "a path cannot hold a NUL byte")])
     try:
         if not p.is_file():  # a FIFO or a device would block the read or never end it
             what = "cannot read: No such file or directory" if not p.exists() else "is not a regular file"
@@ -31,8 +33,6 @@ def read_yaml(path: str | Path) -> dict:
         text = p.read_text()
     except OSError as e:
         raise ConfigError(str(p), [("(file)", f"cannot read: {e.strerror}")]) from None
-    except ValueError:  # a NUL byte in the path
-        raise ConfigError(repr(str(p)), [("(file)", "is not a valid path")]) from None
     except UnicodeDecodeError:
         raise ConfigError(str(p), [("(file)", "is not a text (UTF-8) YAML file")]) from None
     try:
