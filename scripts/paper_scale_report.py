@@ -26,6 +26,8 @@ METRICS = (
     "gc_write_amp",
     "total_write_amp",
     "space_amp_peak",
+    "physical_bytes_peak",
+    "obsolete_bytes_peak",
     "ended_by",
     "data_movement",
     "compaction_latency_mean_s",
