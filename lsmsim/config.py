@@ -265,7 +265,7 @@ class SimConfig(Section):
 
 
 class Config(Section):
-    name: str = "run"
+    name: str = Field("run", min_length=1, max_length=200, description="Names the results folder, results/<name>.")
     seed: int = Field(0, ge=0)
     machine: MachineConfig = MachineConfig()
     device: DeviceConfig = devices()[DEFAULT_DEVICE].Options(model=DEFAULT_DEVICE)

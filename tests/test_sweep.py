@@ -134,6 +134,16 @@ def test_unknown_scale_lists_the_allowed(tmp_path):
     assert r.returncode == 2 and "allowed: default, quick" in r.stderr
 
 
+@pytest.mark.parametrize(
+    "sweep", [{"seeds": 50_000_000}, {"grid": {"seed": list(range(2000)), "workload.num": list(range(1, 2000))}}]
+)
+def test_huge_expansions_are_refused_before_expanding(tmp_path, sweep):
+    t = time.time()
+    r = cli("sweep", str(write(tmp_path, spec(**sweep))), "--dry-run")
+    assert r.returncode == 2 and "more than 100,000" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert time.time() - t < 30
+
+
 def test_dry_run_lists_points(tmp_path):
     r = cli("sweep", str(write(tmp_path, spec(grid={"lsm.write_buffer_size": ["1MiB", "2MiB"]}))), "--dry-run")
     assert r.returncode == 0, r.stderr

@@ -30,6 +30,7 @@ import copy
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -248,9 +249,23 @@ def _scaled(sec: SweepSection, scale: str | None, source: str) -> _Axes:
     return merged
 
 
+MAX_POINTS = 100_000  # a sweep is run point by point; more is a typo (seeds: 50000000), not an experiment
+
+
+def _count(axes: _Axes, groups: list) -> int:
+    """Points the axes expand to, without expanding them."""
+    n = len(axes.variants or {None: {}}) if not isinstance(axes.variants, str) else 1
+    n *= math.prod(len(next(iter(g.values()))) for g in groups)
+    n *= math.prod(len(v) for v in (axes.grid or {}).values())
+    n *= 1 if axes.seeds is None else axes.seeds if isinstance(axes.seeds, int) else len(axes.seeds)
+    return n
+
+
 def _expand(base: dict, axes: _Axes, source: str):
-    variants = list((axes.variants or {None: {}}).items())
     groups = axes.zip if isinstance(axes.zip, list) else [axes.zip] if axes.zip else []
+    if (n := _count(axes, groups)) > MAX_POINTS:
+        raise ConfigError(source, [("sweep", f"expands to {n:,} points, more than {MAX_POINTS:,}")])
+    variants = list((axes.variants or {None: {}}).items())
     zip_keys = [k for g in groups for k in g]
     zip_rows = [sum(rows, ()) for rows in itertools.product(*(list(zip(*g.values())) for g in groups))] or [()]
     grid_keys = list(axes.grid or {})
