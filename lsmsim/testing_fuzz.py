@@ -137,6 +137,7 @@ KNOWN = (
     (0, {"sim.sample_interval": "1ns"}),
     (8, {"policy.compaction_block_time": 1e30}),
     (7, {"policy.T_c": math.inf}),
+    (7, {"policy.T_c": 1e9, "policy.R": 4}),  # MergeScore looped once per T_w period of the MLC: 111 s
     (8, {"policy.I_w": math.inf}),
     (1, {"policy.min_merge_width": 10, "policy.max_merge_width": 4}),
     (0, {"sim.sample_interval": 1e-12}),

@@ -496,3 +496,17 @@ def test_cli_help_documents_parameters(capsys):
     ):
         assert word in out
     assert _cli(["ecotune"])[0] == 2
+
+
+@pytest.mark.parametrize("r, f", [(0.3, 0.01), (0.0, 0.01), (1.0, 0.0), (0.05, 0.5)])
+def test_q_sum_beyond_its_exact_terms(r, f):
+    """An MLC of m T_c spans ceil(m T_c / T_w) TMC periods: a first-round T_c of 1e9 T_w made MergeScore a loop of
+    1e9 terms (111 s for a 5,000-operation run). Past 2,048 terms the sum is an integral plus Euler-Maclaurin's
+    two terms: against the exact sum, and the numba kernel's against the reference's."""
+    from lsmsim.policies.ecotune import _kernels
+    from lsmsim.policies.ecotune.model import Q_SUM_EXACT, q, q_sum
+
+    for n, k in [(0, Q_SUM_EXACT), (2, Q_SUM_EXACT + 1), (0, 3000), (5, 100_000)]:
+        exact = math.fsum(q(n + i, r, f) for i in range(k))
+        assert q_sum(n, k, r, f) == pytest.approx(exact, rel=1e-12)
+        assert _kernels._q_sum(n, k, r, f) == pytest.approx(q_sum(n, k, r, f), rel=1e-14)

@@ -36,14 +36,30 @@ def _qn(e, r, f):
 
 
 @njit(cache=True)
+def _q_sum(n, count, r, f):
+    """sum_{i < count} q(n + i), as model.q_sum (exact up to Q_SUM_EXACT terms, Euler-Maclaurin beyond)."""
+    exact = min(count, 2048)
+    s = 0.0
+    for i in range(exact):
+        s += _qn(n + i, r, f)
+    if count > exact:
+        a = 2 * r + (1.0 - r) * (1.0 + f)
+        lo, hi = n + exact, n + count - 1
+        if r == 0.0:
+            s += (count - exact) / a
+        else:
+            g_lo, g_hi = 1.0 / (r * lo + a), 1.0 / (r * hi + a)
+            s += math.log((r * hi + a) / (r * lo + a)) / r + (g_lo + g_hi) / 2 + r * (g_lo**2 - g_hi**2) / 12
+    return s
+
+
+@njit(cache=True)
 def _merge_score_n(n, mm, k):
     """Algorithm 2's MergeScore(n, mm), as model.merge_score (I5, I6)."""
     db = math.ceil(mm * k.T_c / k.T_w) - 1
     if db < 0:
         db = 0
-    s = 0.0
-    for i in range(db):
-        s = s + k.T_w * (k.beta * _qn(n + i, k.r, k.f))
+    s = k.T_w * k.beta * _q_sum(n, db, k.r, k.f)
     s = s + (k.beta * _qn(n + db, k.r, k.f)) * (mm * k.T_c - db * k.T_w)
     return s
 

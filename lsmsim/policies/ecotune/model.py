@@ -103,12 +103,31 @@ def q_mlc(e: int, beta: float, r: float, f: float) -> float:
     return beta * q(e, r, f)
 
 
+Q_SUM_EXACT = 2048  # terms of a q-sum added one by one; the rest by Euler-Maclaurin (relative error < 1e-13)
+
+
+def q_sum(n: int, k: int, r: float, f: float) -> float:
+    """sum_{i < k} q(n + i). An MLC many T_w long (T_c >> T_w, a first-round guess or a slow device) has as many
+    terms: beyond Q_SUM_EXACT, the tail of q(x) = 1 / (r x + a) is its integral plus Euler-Maclaurin's two terms."""
+    exact = min(k, Q_SUM_EXACT)
+    s = 0.0
+    for i in range(exact):
+        s += q(n + i, r, f)
+    if k > exact:
+        a = 2 * r + (1.0 - r) * (1.0 + f)
+        lo, hi = n + exact, n + k - 1
+        if r == 0.0:
+            s += (k - exact) / a
+        else:
+            g_lo, g_hi = 1.0 / (r * lo + a), 1.0 / (r * hi + a)
+            s += math.log((r * hi + a) / (r * lo + a)) / r + (g_lo + g_hi) / 2 + r * (g_lo**2 - g_hi**2) / 12
+    return s
+
+
 def merge_score(p: EcoTuneParams, e: int, m: float) -> float:
     """Algorithm 2 MergeScore(e, m): queries served during an MLC of m unit runs starting at a TMC with e runs
     (I5: Delta_b = ceil(m T_c / T_w) - 1; I6; interpretations in dp.py)."""
     db = max(math.ceil(m * p.T_c / p.T_w) - 1, 0)
-    score = 0.0
-    for i in range(db):
-        score = score + p.T_w * p.q_mlc(e + i)
+    score = p.T_w * p.beta * q_sum(e, db, p.r, p.f)
     score = score + p.q_mlc(e + db) * (m * p.T_c - db * p.T_w)
     return score
