@@ -112,8 +112,8 @@ def test_spooky_fig15_larger_files_run_out_of_space(quick):
 
 
 def test_spooky_fig15b_large_files_still_pay_for_gc(quick):
-    """Fig. 15(B): with 2 GB-like files (32 buffers, 4 erase units) Partial Merge's GC write-amp is lower than with
-    64 MB-like ones but still well above Spooky's, and so is its total write-amp (Eq. 2)."""
+    """Fig. 15(B): with 2 GB-like files (16 buffers, 2 erase units at the quick scale) Partial Merge's GC write-amp
+    is lower than with 64 MB-like ones but still well above Spooky's, and so is its total write-amp (Eq. 2)."""
     t = pd.read_csv(quick[0] / "figures" / "spooky-fig15b.csv").groupby("granularity").last()  # the run's end
     names = ("Partial Merge, 64 MB files", "Partial Merge, 2 GB files", "Spooky X=L-2")
     small, large, spooky = (t.loc[k] for k in names)

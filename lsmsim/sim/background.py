@@ -16,7 +16,7 @@ from ..policies import Compaction, Policy
 from .counters import Counters
 from .jobs import Job, compaction_work, flush_work, validate_compaction
 from .recorder import Recorder
-from .versions import ObsoleteFiles  # noqa: TC001 (documents the parameter)
+from .versions import ObsoleteFiles  # noqa: TC001 (documents the attribute)
 from .view import SimView
 
 
@@ -48,7 +48,6 @@ class Background:
         rec: Recorder,
         jobs: list[Job],
         io: IOBatch,
-        obsolete: ObsoleteFiles,
     ):
         self.cfg, self.clock, self.tree, self.device = cfg, clock, tree, device
         self.policy, self.view, self.counters, self.rec = policy, view, counters, rec
@@ -56,7 +55,7 @@ class Background:
         self.io = io
         self.policy_idle = False  # the last pick round found no compaction
         self._job_id = 0
-        self.obsolete = obsolete  # removed files running jobs still hold
+        self.obsolete: ObsoleteFiles = rec.obsolete  # removed files running jobs still hold
 
     def threads_busy(self, kind: str) -> int:
         return sum(j.threads for j in self.jobs if j.kind == kind)

@@ -73,17 +73,7 @@ class Simulation:
         self.view = SimView(self)
         self.io = IOBatch(self.device)
         self.bg = Background(
-            cfg,
-            self.env,
-            self.tree,
-            self.device,
-            self.policy,
-            self.view,
-            self.counters,
-            rec,
-            jobs,
-            self.io,
-            self.obsolete,
+            cfg, self.env, self.tree, self.device, self.policy, self.view, self.counters, rec, jobs, self.io
         )
         self.jobs = jobs  # the running flush and compaction jobs (Background starts and finishes them)
         self.progress = progress
