@@ -236,3 +236,63 @@ def test_library_not_found(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("ERR") and "librocksdb-dev" in out.stdout and "missing.so" in out.stdout
+
+
+# ------------------------------------------------------------------ inputs that crashed the interpreter (issue 18)
+_CRASHERS = {
+    "negative num_levels": "Options(num_levels=-3)",
+    "multiplier below 1": "Options(max_bytes_for_level_multiplier=0.5)",
+    "negative size": "Options(write_buffer_size=-1)",
+    "size beyond 64 bits": "Options(target_file_size_base=2**70)",
+    "NUL in the path": "RocksDB.open(sys.argv[1] + '/a\\0b', Options())",
+}
+
+
+@pytest.mark.parametrize("case", list(_CRASHERS))
+def test_former_crashes_raise_python_exceptions(tmp_path, case):
+    """Each once aborted or misled the C library; run in a subprocess, it must end in a Python exception."""
+    code = (
+        "import sys\nfrom lsmsim.rocksdb import Options, RocksDB, RocksDBError\n"
+        f"try:\n    {_CRASHERS[case]}\n"
+        "except (ValueError, RocksDBError) as e:\n    print('raised', type(e).__name__, e)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.startswith("raised"), (r.returncode, r.stdout, r.stderr)
+    assert not list(tmp_path.iterdir())  # no database was made
+
+
+_CLOSE_WHILE_READING = """
+import sys, threading, time
+from lsmsim.rocksdb import Options, RocksDB, RocksDBError
+db = RocksDB.open(sys.argv[1], Options(write_buffer_size=256 << 10))
+for i in range(20000):
+    db.put(b"k%08d" % i, b"v" * 100)
+errors = []
+def read():
+    try:
+        while True:
+            db.get(b"k%08d" % 7)
+            db.scan(b"k00001000", 50)
+    except RocksDBError as e:
+        errors.append(str(e))
+t = threading.Thread(target=read)
+t.start()
+time.sleep(0.05)
+db.close()
+t.join()
+print("closed:", errors)
+"""
+
+
+def test_close_from_another_thread_while_reading(tmp_path):
+    """db.close() while another thread gets and iterates segfaulted 3 times in 4: every native call now holds the
+    DB's lock, so the reader sees RocksDBError('... is closed')."""
+    for trial in range(4):
+        r = subprocess.run(
+            [sys.executable, "-c", _CLOSE_WHILE_READING, str(tmp_path / f"db{trial}")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert r.returncode == 0, (trial, r.returncode, r.stderr[-2000:])
+        assert "closed: [" in r.stdout and "closed" in r.stdout.split("closed: ", 1)[1], r.stdout

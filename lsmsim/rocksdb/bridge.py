@@ -4,8 +4,9 @@ batches, iterators, flush, manual compactions, properties, statistics and live-f
 `RocksDB`, the open DB, composes the pieces: `Options` (options.py) configure it, `WriteBatch`
 (batch.py) and `Iterator` (iterator.py) work on it, and its statistics and live files are decoded by
 metadata.py. Every C handle is owned by one Python object that frees it exactly once. Methods on a
-closed DB, iterator or batch raise RocksDBError("... is closed") instead of touching freed memory; a DB
-closes its open iterators before itself (RocksDB requires iterators to be destroyed before their DB).
+closed DB, iterator or batch raise RocksDBError("... is closed") instead of touching freed memory; every native
+call on a DB or its iterators holds the DB's lock, so a close() from another thread waits for it; a DB closes
+its open iterators before itself (RocksDB requires iterators to be destroyed before their DB).
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ class RocksDB(Closable):
         """Open (creating, with create_if_missing) the database at `path` (rocksdb_open)."""
         lib = _lib.load()
         options = options or Options()
+        if "\0" in str(path):  # C would cut the path there and open another database
+            raise RocksDBError(f"cannot open RocksDB at {str(path)!r}: a path cannot hold a NUL byte")
         copts = options._to_c(lib)
         err = c_void_p()
         h = lib.rocksdb_open(copts, str(path).encode(), byref(err))
@@ -75,14 +78,16 @@ class RocksDB(Closable):
     def put(self, key, value) -> None:
         k, v = to_bytes(key), to_bytes(value)
         err = c_void_p()
-        self._lib.rocksdb_put(self._handle(), self._wopts, k, len(k), v, len(v), byref(err))
+        with self._lock:  # close() from another thread waits for the native call (issue 18: it segfaulted)
+            self._lib.rocksdb_put(self._handle(), self._wopts, k, len(k), v, len(v), byref(err))
         if err.value:
             _lib.check(self._lib, err)
 
     def delete(self, key) -> None:
         k = to_bytes(key)
         err = c_void_p()
-        self._lib.rocksdb_delete(self._handle(), self._wopts, k, len(k), byref(err))
+        with self._lock:
+            self._lib.rocksdb_delete(self._handle(), self._wopts, k, len(k), byref(err))
         if err.value:
             _lib.check(self._lib, err)
 
@@ -90,7 +95,8 @@ class RocksDB(Closable):
         """The value of `key`, or None when absent (c.h: rocksdb_get returns NULL if not found)."""
         k = to_bytes(key)
         err, n = c_void_p(), c_size_t()
-        p = self._lib.rocksdb_get(self._handle(), self._ropts, k, len(k), byref(n), byref(err))
+        with self._lock:
+            p = self._lib.rocksdb_get(self._handle(), self._ropts, k, len(k), byref(n), byref(err))
         if err.value:
             _lib.take_buffer(self._lib, p)
             _lib.check(self._lib, err)
@@ -99,7 +105,8 @@ class RocksDB(Closable):
     def write(self, batch: WriteBatch) -> None:
         """Apply a WriteBatch atomically (rocksdb_write); the batch stays usable (and is not cleared)."""
         err = c_void_p()
-        self._lib.rocksdb_write(self._handle(), self._wopts, batch._handle(), byref(err))
+        with self._lock:
+            self._lib.rocksdb_write(self._handle(), self._wopts, batch._handle(), byref(err))
         _lib.check(self._lib, err)
 
     def iterator(self) -> Iterator:
@@ -126,7 +133,8 @@ class RocksDB(Closable):
         try:
             self._lib.rocksdb_flushoptions_set_wait(fo, bool(wait))
             err = c_void_p()
-            self._lib.rocksdb_flush(self._handle(), fo, byref(err))
+            with self._lock:
+                self._lib.rocksdb_flush(self._handle(), fo, byref(err))
             _lib.check(self._lib, err)
         finally:
             self._lib.rocksdb_flushoptions_destroy(fo)
@@ -179,7 +187,8 @@ class RocksDB(Closable):
             if target_level is not None:
                 self._lib.rocksdb_compactoptions_set_change_level(co, 1)
                 self._lib.rocksdb_compactoptions_set_target_level(co, int(target_level))
-            self._lib.rocksdb_compact_range_opt(self._handle(), co, s, len(s or b""), e, len(e or b""))
+            with self._lock:
+                self._lib.rocksdb_compact_range_opt(self._handle(), co, s, len(s or b""), e, len(e or b""))
         finally:
             self._lib.rocksdb_compactoptions_destroy(co)
 
@@ -191,11 +200,11 @@ class RocksDB(Closable):
 
         self._handle()
         fn = shim.load().lsmsim_compact_files
-        h = self._handle()
         raw = [str(n).encode() for n in names]
         arr = (ctypes.c_char_p * max(1, len(raw)))(*raw)
         err = c_void_p()
-        rc = fn(h, arr, len(raw), int(output_level), int(output_file_size), byref(err))
+        with self._lock:
+            rc = fn(self._handle(), arr, len(raw), int(output_level), int(output_file_size), byref(err))
         _lib.check(self._lib, err)
         if rc != 0:
             raise RocksDBError("lsmsim_compact_files failed without a message")
@@ -203,7 +212,8 @@ class RocksDB(Closable):
     # -- introspection --------------------------------------------------------------------------------
     def property(self, name: str) -> str | None:
         """A DB property as a string (rocksdb_property_value), None if RocksDB does not know it."""
-        p = self._lib.rocksdb_property_value(self._handle(), name.encode())
+        with self._lock:
+            p = self._lib.rocksdb_property_value(self._handle(), name.encode())
         b = _lib.take_buffer(self._lib, p)
         return None if b is None else b.decode("utf-8", "replace")
 
@@ -211,7 +221,9 @@ class RocksDB(Closable):
         """A numeric DB property: rocksdb_property_int, else the string property parsed as an int
         (some numeric-looking properties, e.g. rocksdb.num-files-at-level<N>, are string-only)."""
         v = c_uint64()
-        if self._lib.rocksdb_property_int(self._handle(), name.encode(), byref(v)) == 0:
+        with self._lock:
+            found = self._lib.rocksdb_property_int(self._handle(), name.encode(), byref(v)) == 0
+        if found:
             return v.value
         s = self.property(name)
         try:
@@ -225,13 +237,15 @@ class RocksDB(Closable):
     def statistics(self) -> dict:
         """RocksDB's statistics (tickers -> int, histograms -> dict of floats); {} without statistics.
         7.8's C API has no per-ticker getter, so this parses rocksdb_options_statistics_get_string."""
-        self._handle()
-        b = _lib.take_buffer(self._lib, self._lib.rocksdb_options_statistics_get_string(self._copts))
+        with self._lock:
+            self._handle()
+            b = _lib.take_buffer(self._lib, self._lib.rocksdb_options_statistics_get_string(self._copts))
         return parse_statistics(b.decode("utf-8", "replace")) if b else {}
 
     def live_files(self) -> list[LiveFile]:
         """The live SST files (rocksdb_livefiles: GetLiveFilesMetaData), in RocksDB's order."""
-        return read_live_files(self._lib, self._handle())
+        with self._lock:
+            return read_live_files(self._lib, self._handle())
 
     # -- lifetime -------------------------------------------------------------------------------------
     @builtins.property  # (the method `property` above shadows the builtin in this class body)

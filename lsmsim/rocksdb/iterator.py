@@ -34,21 +34,25 @@ class Iterator(Closable):
     def seek(self, key) -> None:
         """Position at the first key >= key."""
         k = to_bytes(key)
-        self._lib.rocksdb_iter_seek(self._handle(), k, len(k))
+        with self._db._lock:  # every native call holds the DB's lock: a close from another thread waits
+            self._lib.rocksdb_iter_seek(self._handle(), k, len(k))
 
     def seek_to_first(self) -> None:
-        self._lib.rocksdb_iter_seek_to_first(self._handle())
+        with self._db._lock:
+            self._lib.rocksdb_iter_seek_to_first(self._handle())
 
     def seek_to_last(self) -> None:
-        self._lib.rocksdb_iter_seek_to_last(self._handle())
+        with self._db._lock:
+            self._lib.rocksdb_iter_seek_to_last(self._handle())
 
     def valid(self) -> bool:
         """True while positioned at an entry; raises RocksDBError if the iterator stopped on an error."""
-        h = self._handle()
-        if self._lib.rocksdb_iter_valid(h):
-            return True
         err = c_void_p()
-        self._lib.rocksdb_iter_get_error(h, byref(err))
+        with self._db._lock:
+            h = self._handle()
+            if self._lib.rocksdb_iter_valid(h):
+                return True
+            self._lib.rocksdb_iter_get_error(h, byref(err))
         _lib.check(self._lib, err)
         return False
 
@@ -60,19 +64,23 @@ class Iterator(Closable):
 
     def key(self) -> bytes:
         n = c_size_t()
-        p = self._lib.rocksdb_iter_key(self._current(), byref(n))
-        return ctypes.string_at(p, n.value)
+        with self._db._lock:  # the bytes are the iterator's: copy them before it can move or close
+            p = self._lib.rocksdb_iter_key(self._current(), byref(n))
+            return ctypes.string_at(p, n.value)
 
     def value(self) -> bytes:
         n = c_size_t()
-        p = self._lib.rocksdb_iter_value(self._current(), byref(n))
-        return ctypes.string_at(p, n.value)
+        with self._db._lock:
+            p = self._lib.rocksdb_iter_value(self._current(), byref(n))
+            return ctypes.string_at(p, n.value)
 
     def next(self) -> None:
-        self._lib.rocksdb_iter_next(self._current())
+        with self._db._lock:
+            self._lib.rocksdb_iter_next(self._current())
 
     def prev(self) -> None:
-        self._lib.rocksdb_iter_prev(self._current())
+        with self._db._lock:
+            self._lib.rocksdb_iter_prev(self._current())
 
     @property
     def closed(self) -> bool:

@@ -3,11 +3,36 @@ BlockBasedTableOptions with RocksDB 7.8's defaults) and its translation into a C
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 COMPACTION_STYLES = {"level": 0, "universal": 1, "fifo": 2}  # c.h: rocksdb_level_compaction, ...
 COMPRESSIONS = {"none": 0, "snappy": 1, "zlib": 2, "bz2": 3, "lz4": 4, "lz4hc": 5, "xpress": 6, "zstd": 7}
 UINT_MAX = 2**32 - 1
+INT_MAX = 2**31 - 1
+SIZE_MAX = 2**63 - 1  # size_t and uint64_t options, kept below int64's top so no conversion wraps
+
+# field -> (lowest, highest, why): checked before any C call, since ctypes wraps what does not fit its C type and
+# RocksDB aborts on some values instead of returning a status (issue 18's trials on Debian's 7.8.3)
+LIMITS = {
+    "write_buffer_size": (1, SIZE_MAX, "size_t; SanitizeOptions clips it to [64 KiB, ...]"),
+    "max_write_buffer_number": (1, INT_MAX, "int"),
+    "level0_file_num_compaction_trigger": (0, INT_MAX, "int; 0 is sanitized to 1"),
+    "level0_slowdown_writes_trigger": (0, INT_MAX, "int"),
+    "level0_stop_writes_trigger": (0, INT_MAX, "int"),
+    "max_bytes_for_level_base": (1, SIZE_MAX, "uint64_t"),
+    "target_file_size_base": (1, SIZE_MAX, "uint64_t"),
+    "target_file_size_multiplier": (1, INT_MAX, "int; 0 makes every file 0 bytes"),
+    "num_levels": (1, INT_MAX, "int; -3 aborted in std::vector (std::length_error)"),
+    "block_cache_size": (0, SIZE_MAX, "size_t"),
+    "max_background_jobs": (1, INT_MAX, "int"),
+    "max_subcompactions": (1, UINT_MAX, "uint32_t"),
+    "universal_size_ratio": (0, UINT_MAX, "unsigned int"),
+    "universal_min_merge_width": (2, UINT_MAX, "unsigned int; a merge takes at least two runs"),
+    "universal_max_merge_width": (2, UINT_MAX, "unsigned int"),
+    "universal_max_size_amplification_percent": (0, UINT_MAX, "unsigned int"),
+    "fifo_max_table_files_size": (0, SIZE_MAX, "uint64_t"),
+}
 
 
 def _c_int(v: int) -> int:
@@ -65,6 +90,19 @@ class Options:
             raise ValueError(
                 f"compression must be one of {', '.join(map(repr, COMPRESSIONS))}, not {self.compression!r}"
             )
+        for name, (lo, hi, why) in LIMITS.items():
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                raise ValueError(f"Options.{name} must be an integer in [{lo}, {hi}] ({why}), got {v!r}")
+        m = self.max_bytes_for_level_multiplier
+        if not isinstance(m, (int, float)) or not math.isfinite(m) or m < 1:
+            # below 1 a level is smaller than the one above it; 0.5 aborted 7.8.3 on an assertion at the first writes
+            raise ValueError(f"Options.max_bytes_for_level_multiplier must be a finite number >= 1, got {m!r}")
+        b = self.bloom_bits_per_key
+        if not isinstance(b, (int, float)) or not math.isfinite(b) or not 0 <= b <= 100:
+            raise ValueError(f"Options.bloom_bits_per_key must be in [0, 100] (0: no filter), got {b!r}")
+        if self.universal_max_merge_width < self.universal_min_merge_width:
+            raise ValueError("Options.universal_max_merge_width must be at least universal_min_merge_width")
 
     def _to_c(self, lib) -> int:
         """A new rocksdb_options_t* (the caller destroys it) with these options set."""
