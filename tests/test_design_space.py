@@ -164,6 +164,53 @@ def test_full_merges_whole_levels_one_at_a_time_and_holds_writes_meanwhile():
     assert p.write_control.rate_limit(tree) == 0.0 and pick(p, tree) is None
 
 
+def test_full_as_the_papers_code_marks_the_top_level_and_compacts_file_by_file():
+    """kFullLevel (the paper's code): each scoring marks every file of the highest-scoring level, even below its
+    target, and unmarks single-file levels; a pick sees the marks one scoring late and takes one marked file with
+    its overlapping next-level files. Writes are not held."""
+    # no level over its target (L1 744 of 1000 bytes, L2 6200 of 10000): RocksDB's picker and described Full idle
+    shape = {3: [[(0, 999, 400)]], 2: [[(0, 999, 50)]], 1: [[(0, 99, 2), (200, 299, 2), (600, 699, 2)]]}
+    tree = TreeBuilder().levels(shape).build()
+    assert pick(composed(preset="Full", **SMALL_LEVELS).inner, tree) is None
+    p = composed(preset="Full", full_as="code", **SMALL_LEVELS).inner
+    assert p.scores(tree)[0][1] == 1 and p.write_control.rate_limit(tree) is None
+    l1 = {f.id for f in tree.files_at(1)}
+    p._mark_top_level(tree)
+    assert p._marked_ids == l1 and pick(p, tree) is None  # marked, not yet listed
+    p._mark_top_level(tree)
+    c = pick(p, tree)
+    assert c is not None and "kFullLevel" in c.reason and c.start_level == 1 and c.output_level == 2
+    # one marked file, expanded to the L1 files that add no L2 overlap (SetupOtherInputs), and the L2 file
+    assert {f.id for f in c.inputs if f.level == 1} <= l1 and len([f for f in c.inputs if f.level == 2]) == 1
+    # a level with a single file is unmarked at each scoring
+    lone = TreeBuilder().levels({3: [[(0, 999, 400)]], 2: [[(0, 999, 50)]], 1: [[(0, 99, 2)]]}).build()
+    p2 = composed(preset="Full", full_as="code", **SMALL_LEVELS).inner
+    p2._mark_top_level(lone)
+    assert not p2._marked_ids
+
+
+def test_full_as_the_papers_code_moves_more_than_full_as_described():
+    """At fig4's quick shape the code's Full drains L2 into L3 again and again (docs/paper-scale/README.md): 28.2x
+    moved against 25.2x, and compactions from marked files."""
+    import yaml
+
+    from tests.test_filesystem_room import EXPERIMENTS
+
+    data = yaml.safe_load((EXPERIMENTS / "design-space" / "fig4.yaml").read_text())
+    quick = data.pop("sweep")["scales"]["quick"]["set"]
+    data["workload"]["phases"] = data["workload"]["phases"][:1]  # the load
+    sets = [
+        f"{k}={v}"
+        for k, v in quick.items()
+        if not k.startswith("workload.phases.") or k.startswith("workload.phases.0")
+    ]
+    runs = [lsmsim.run(data, [*sets, "policy.preset=Full", f"policy.full_as={how}"]) for how in ("described", "code")]
+    moved = [r.summary["compaction_read_bytes"] + r.summary["compaction_write_bytes"] for r in runs]
+    assert moved[1] > 1.08 * moved[0]
+    assert runs[1].summary["policy_marked_level_compactions"] > 0
+    assert "policy_marked_level_compactions" not in runs[0].summary
+
+
 def test_leveling_holds_one_run_in_l0_and_1_leveling_tiers_it():
     shape = {1: [[(0, 999, 100)]], 0: [[(0, 999, 20)], [(0, 999, 20)]]}
     big = {"max_bytes_for_level_base": 10**9}

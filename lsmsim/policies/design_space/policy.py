@@ -11,6 +11,8 @@ RocksDB 6.11.4's), with the primitives put in where RocksDB's picker takes them:
   `1-leveling` keeps RocksDB's tiered L0 (level0_file_num_compaction_trigger files);
 - granularity `level` (Full) merges a whole saturated level into the next one, one merge at a time, and holds
   writes until it ends (§4.1: "ingestion may resume only after all the compaction-marked files are compacted");
+  with `full_as: code` it runs as the paper's code does instead (`kFullLevel`, see `_mark_top_level`): file by
+  file, every file of the highest-scoring level marked, writes not held;
 - `tombstone_density` marks files whose tombstones are at least that share of their entries (RocksDB's
   CompactOnDeletionCollector with a deletion ratio); `most_tombstones` takes the marked file with the most
   tombstones first;
@@ -30,6 +32,7 @@ sorted runs and the estimated space amplification). `1-Lvl` is exactly `leveled`
 
 from __future__ import annotations
 
+import random
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -84,6 +87,12 @@ class ComposedOptions(PolicyOptions):
     )
     file_ttl: Duration | None = Field(None, gt=0, description="file_staleness trigger: a file's time in a level.")
     max_size_amplification_percent: float = Field(200.0, ge=0, description="tiering's space_amp trigger.")
+    full_as: Literal["described", "code"] = Field(
+        "described",
+        description="granularity `level` as §4.1 describes it (whole saturated levels merged one at a time, writes "
+        "held) or as the paper's code runs it (kFullLevel: every file of the highest-scoring level marked and "
+        "compacted file by file, writes not held; docs/paper-scale/README.md).",
+    )
 
     @model_validator(mode="after")
     def _ensemble(self):
@@ -135,6 +144,14 @@ class ComposedLeveled(Leveled):
         self.composed = options
         self.ensemble = ensemble
         self.whole_levels = ensemble.granularity == "level"
+        # the paper's code's Full (kFullLevel): file by file from the marked files of the top-scoring level
+        self.code_full = self.whole_levels and options.full_as == "code"
+        if self.code_full:
+            self.whole_levels = False
+            self._marked_ids: set[int] = set()
+            self._listed: list[SSTFile] = []  # the marked files as the last scoring saw them (one version late)
+            self._rng = random.Random(1)
+            self.marked_level_compactions = 0
         if self.whole_levels:  # Full holds writes while its merge runs
             self.write_control = WriteControl(
                 compaction_trigger=leveled.level0_file_num_compaction_trigger,
@@ -208,9 +225,67 @@ class ComposedLeveled(Leveled):
                 return c
         return None
 
+    # ---------------------------------------------------------------- Full as the paper's code runs it
+    def _mark_top_level(self, tree: Tree) -> None:
+        """BU-DiSC/LSM-Compaction-Analysis db/version_set.cc, VersionStorageInfo::ComputeCompactionScore, the
+        `compaction_pri == kFullLevel` block at its end: every file of the highest-scoring level is marked for
+        compaction whatever the score; a level above the last non-empty one holding a single file is unmarked.
+        ComputeFilesMarkedForCompaction lists the marked files of levels 1 .. last-1 before that block runs, so
+        the list a pick sees is one scoring late."""
+        last = tree.last_nonempty_level()
+        self._listed = [f for i in range(1, last) for f in tree.files_at(i) if f.id in self._marked_ids]
+        top = self.scores(tree)[0][1]
+        self._marked_ids.update(f.id for f in tree.files_at(top))
+        for i in range(last):
+            files = tree.files_at(i)
+            if len(files) == 1:
+                self._marked_ids.discard(files[0].id)
+
+    def _listed_free(self, tree: Tree) -> list[SSTFile]:
+        return [f for f in self._listed if not f.being_compacted and tree.contains(f)]
+
+    def _pick_code_full(self, view: View) -> Compaction | None:
+        """RocksDB's picker for levels over their target; else a listed marked file, a random one first
+        (compaction_picker.cc PickFilesMarkedForCompaction), with its overlapping next-level files."""
+        tree = view.tree
+        c = super().pick(view)
+        if c is None:
+            cands = self._listed_free(tree)
+            if cands:
+                for first in [cands[self._rng.randrange(len(cands))], *cands]:
+                    src = tree.runs_at(first.level)[0]
+                    dst_runs = tree.runs_at(first.level + 1)
+                    dst = dst_runs[0] if dst_runs else None
+                    below = dst.overlapping(first.min_key, first.max_key) if dst else []
+                    if self.free(below):
+                        c = self._from_file(tree, first.level, src, dst, first, below)
+                        c.reason = f"kFullLevel marked L{first.level}"
+                        self.marked_level_compactions += 1
+                        break
+        if c is not None:  # LevelCompactionBuilder::PickCompaction re-scores with the picked files compacting
+            was = [f.being_compacted for f in c.inputs]
+            for f in c.inputs:
+                f.being_compacted = True
+            self._mark_top_level(tree)
+            for f, b in zip(c.inputs, was):
+                f.being_compacted = b
+        return c
+
+    def on_flush(self, view: View, run) -> None:
+        super().on_flush(view, run)
+        if self.code_full:  # a new version is scored (VersionSet::LogAndApply -> ComputeCompactionScore)
+            self._mark_top_level(view.tree)
+
+    def on_compaction_done(self, view: View, compaction) -> None:
+        super().on_compaction_done(view, compaction)
+        if self.code_full:
+            self._mark_top_level(view.tree)
+
     # ---------------------------------------------------------------- the policy interface
     def needs_compaction(self, view: View) -> bool:
         if any(self.marked(view.tree, t, view.now) for t in self.marked_compactions):
+            return True
+        if self.code_full and self._listed_free(view.tree):
             return True
         return super().needs_compaction(view)
 
@@ -218,7 +293,10 @@ class ComposedLeveled(Leveled):
         tree = view.tree
         for trigger in self.ensemble.trigger:
             if trigger == "level_saturation":
-                c = self._pick_whole_level(tree) if self.whole_levels else super().pick(view)
+                if self.code_full:
+                    c = self._pick_code_full(view)
+                else:
+                    c = self._pick_whole_level(tree) if self.whole_levels else super().pick(view)
             elif trigger == "sorted_runs":
                 continue  # 1-leveling's L0 count: part of RocksDB's scores
             else:
@@ -228,7 +306,10 @@ class ComposedLeveled(Leveled):
         return None
 
     def summary(self) -> dict:
-        return {f"{t}_compactions": n for t, n in self.marked_compactions.items()}
+        out = {f"{t}_compactions": n for t, n in self.marked_compactions.items()}
+        if self.code_full:
+            out["marked_level_compactions"] = self.marked_level_compactions
+        return out
 
 
 @register
