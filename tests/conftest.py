@@ -27,6 +27,17 @@ def small_config(policy: dict | None = None, phases: list | None = None, **secti
     return copy.deepcopy(cfg)
 
 
+# Spooky Fig. 15(A)'s Partial Merge, scaled (experiments/spooky/fig15.yaml): T = 5 leveling with dynamic level bytes
+# and large files (1 MB: 1.6-2% of the tests' data), so long compactions overlap others
+LARGE_FILES_POLICY = {
+    "name": "leveled",
+    "level_compaction_dynamic_level_bytes": True,
+    "max_bytes_for_level_multiplier": 5,
+    "max_bytes_for_level_base": "256KiB",
+    "target_file_size_base": "1MB",
+}
+
+
 @pytest.fixture
 def small():
     return small_config

@@ -9,6 +9,7 @@ import pytest
 
 from lsmsim.errors import LsmsimError
 from lsmsim.loading import load_config
+from tests.conftest import LARGE_FILES_POLICY
 
 rocksdb = pytest.importorskip("lsmsim.rocksdb")
 try:
@@ -67,13 +68,7 @@ def test_large_files_hold_space_as_rocksdb_does(tmp_path):
     """Spooky Fig. 15(A)'s setting, scaled: T = 5 leveling, files 1.6% of the data, 15 compaction threads. Real
     RocksDB keeps the inputs of finished compactions while a running job's version holds them; the simulator
     does too (sim/versions.py): both peaks agree. Deleting inputs at once, as lsmsim did before, gives 0."""
-    policy = {
-        "name": "leveled",
-        "level_compaction_dynamic_level_bytes": True,
-        "max_bytes_for_level_multiplier": 5,
-        "max_bytes_for_level_base": "256KiB",
-        "target_file_size_base": "1MB",
-    }
+    policy = LARGE_FILES_POLICY
     phases = [
         {"name": "fill", "operations": "120K", "mix": {"insert": 1.0}, "keys": {"distribution": "shuffled"}},
         {"name": "update", "operations": "120K", "mix": {"update": 1.0}},

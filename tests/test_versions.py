@@ -8,7 +8,7 @@ import pytest
 import lsmsim
 from lsmsim.sim.kernel import Simulation
 from lsmsim.sim.versions import ObsoleteFiles
-from tests.conftest import small_config
+from tests.conftest import LARGE_FILES_POLICY, small_config
 
 
 class _Device:
@@ -48,13 +48,7 @@ def test_a_file_lives_until_the_last_job_whose_version_holds_it_ends():
 
 def _large_files_config():
     """T = 5 leveling with files 2% of the data and many compaction threads: long compactions overlap others."""
-    policy = {
-        "name": "leveled",
-        "level_compaction_dynamic_level_bytes": True,
-        "max_bytes_for_level_multiplier": 5,
-        "max_bytes_for_level_base": "256KiB",
-        "target_file_size_base": "1MB",
-    }
+    policy = LARGE_FILES_POLICY
     phases = [
         {"operations": 100_000, "mix": {"insert": 1.0}, "keys": {"distribution": "shuffled"}},
         {"operations": 100_000, "mix": {"update": 1.0}},

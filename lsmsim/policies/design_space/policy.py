@@ -195,18 +195,23 @@ class ComposedLeveled(Leveled):
             out.append(total)
         return out
 
-    def _pick_marked(self, tree: Tree, trigger: str, now: float) -> Compaction | None:
-        for first in self.marked(tree, trigger, now):
+    def _first_free(self, tree: Tree, files: list[SSTFile]) -> Compaction | None:
+        """The first of `files` whose overlapping next-level files are free, with them (the picker's expansion)."""
+        for first in files:
             src = tree.runs_at(first.level)[0]
             dst_runs = tree.runs_at(first.level + 1)
             dst = dst_runs[0] if dst_runs else None
             below = dst.overlapping(first.min_key, first.max_key) if dst else []
             if self.free(below):
-                c = self._from_file(tree, first.level, src, dst, first, below)
-                c.reason = f"{trigger} L{first.level}"
-                self.marked_compactions[trigger] += 1
-                return c
+                return self._from_file(tree, first.level, src, dst, first, below)
         return None
+
+    def _pick_marked(self, tree: Tree, trigger: str, now: float) -> Compaction | None:
+        c = self._first_free(tree, self.marked(tree, trigger, now))
+        if c is not None:
+            c.reason = f"{trigger} L{c.start_level}"
+            self.marked_compactions[trigger] += 1
+        return c
 
     # ---------------------------------------------------------------- whole levels (Full)
     def _pick_whole_level(self, tree: Tree) -> Compaction | None:
@@ -252,16 +257,10 @@ class ComposedLeveled(Leveled):
         if c is None:
             cands = self._listed_free(tree)
             if cands:
-                for first in [cands[self._rng.randrange(len(cands))], *cands]:
-                    src = tree.runs_at(first.level)[0]
-                    dst_runs = tree.runs_at(first.level + 1)
-                    dst = dst_runs[0] if dst_runs else None
-                    below = dst.overlapping(first.min_key, first.max_key) if dst else []
-                    if self.free(below):
-                        c = self._from_file(tree, first.level, src, dst, first, below)
-                        c.reason = f"kFullLevel marked L{first.level}"
-                        self.marked_level_compactions += 1
-                        break
+                c = self._first_free(tree, [cands[self._rng.randrange(len(cands))], *cands])
+                if c is not None:
+                    c.reason = f"kFullLevel marked L{c.start_level}"
+                    self.marked_level_compactions += 1
         if c is not None:  # LevelCompactionBuilder::PickCompaction re-scores with the picked files compacting
             was = [f.being_compacted for f in c.inputs]
             for f in c.inputs:
