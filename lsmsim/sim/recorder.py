@@ -17,7 +17,7 @@ from .summary import build_summary
 
 # latency histogram: log-spaced bins from 10 ns to 1000 s, 0.5% wide
 _LAT_LO, _LAT_HI, _LAT_BINS = -8.0, 3.0, 5000
-MAX_OPEN_ARRIVALS = 5e7  # open-loop queries queued one by one for their latency (~40 B each in 5 arrays: 10 GB)
+MAX_OPEN_ARRIVALS = 5e7  # open-loop queries queued one by one for their latency (6 arrays of 8 B each: 2.4 GB)
 _LAT_MIN = 1e-8  # s: latencies below the lowest edge (10 ns) count in the first bin
 _EDGES = np.logspace(_LAT_LO, _LAT_HI, _LAT_BINS + 1)
 _MIDS = np.sqrt(_EDGES[:-1] * _EDGES[1:])
