@@ -273,7 +273,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run the config's workload on real RocksDB 7.8 (Debian's librocksdb, through "
         "the ctypes bridge) with the same options, and on the simulator; print "
         "write-amp, flush and compaction bytes, compactions, files and bytes per "
-        "level, sorted runs, stalls and throughput with relative errors. leveled and "
+        "level, sorted runs, stalls, peak table-file bytes (and the bytes only older versions "
+        "hold) and throughput with relative errors. leveled and "
         "universal run on RocksDB's own pickers; other policies (tiering, lazy_leveling, "
         "moose, full_leveling) through the policy driver: the lsmsim policy picks, "
         "CompactFiles executes.",
