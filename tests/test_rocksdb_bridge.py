@@ -296,3 +296,21 @@ def test_close_from_another_thread_while_reading(tmp_path):
         )
         assert r.returncode == 0, (trial, r.returncode, r.stderr[-2000:])
         assert "closed: [" in r.stdout and "closed" in r.stdout.split("closed: ", 1)[1], r.stdout
+
+
+def test_levels_and_sizes_outside_the_db_are_refused(db):
+    """C takes any int for a level or a size; the bridge refuses what the DB does not have, before any call."""
+    fill(db, 2000)
+    db.flush()
+    name = db.live_files()[0].name
+    for bad in (-1, 7, 2**40, 1.5, True):
+        with pytest.raises(ValueError, match="target_level"):
+            db.compact_range(target_level=bad)
+        with pytest.raises(ValueError, match="output_level"):
+            db.compact_files([name], bad)
+    with pytest.raises(ValueError, match="output_file_size"):
+        db.compact_files([name], 1, output_file_size=-1)
+    import numpy as np
+
+    db.compact_files([name], np.int64(1))  # numpy's integers are integers
+    assert {f.level for f in db.live_files()} == {1}

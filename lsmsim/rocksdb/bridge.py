@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import ctypes
+import operator
 import threading
 import time
 import weakref
@@ -25,6 +26,15 @@ from .iterator import Iterator
 from .lib import RocksDBError
 from .metadata import LiveFile, parse_statistics, read_live_files
 from .options import Options
+
+
+def _int_in(v, lo: int, hi: int) -> bool:
+    """`v` is an integer (numpy's too, not a bool) within [lo, hi]."""
+    try:
+        i = operator.index(v)
+    except TypeError:
+        return False
+    return not isinstance(v, bool) and lo <= i <= hi
 
 
 class RocksDB(Closable):
@@ -180,6 +190,8 @@ class RocksDB(Closable):
         """Manually compact [start, end] (None = unbounded) with rocksdb_compact_range_opt; with
         target_level, the output is moved to that level (CompactRangeOptions change_level/target_level).
         c.h gives this call no errptr: RocksDB's status is dropped."""
+        if target_level is not None:
+            self._check_level("target_level", target_level)
         s = None if start is None else to_bytes(start)
         e = None if end is None else to_bytes(end)
         co = self._lib.rocksdb_compactoptions_create()
@@ -199,6 +211,9 @@ class RocksDB(Closable):
         from . import shim
 
         self._handle()
+        self._check_level("output_level", output_level)
+        if not _int_in(output_file_size, 0, 2**63 - 1):
+            raise ValueError(f"output_file_size must be an integer in [0, 2^63), got {output_file_size!r}")
         fn = shim.load().lsmsim_compact_files
         raw = [str(n).encode() for n in names]
         arr = (ctypes.c_char_p * max(1, len(raw)))(*raw)
@@ -208,6 +223,12 @@ class RocksDB(Closable):
         _lib.check(self._lib, err)
         if rc != 0:
             raise RocksDBError("lsmsim_compact_files failed without a message")
+
+    def _check_level(self, what: str, level) -> None:
+        """A level the DB has (0 .. num_levels - 1): C would take any int, RocksDB's checks vary by call."""
+        n = self.options.num_levels
+        if not _int_in(level, 0, n - 1):
+            raise ValueError(f"{what} must be an integer in [0, {n - 1}] (num_levels = {n}), got {level!r}")
 
     # -- introspection --------------------------------------------------------------------------------
     def property(self, name: str) -> str | None:
