@@ -246,8 +246,10 @@ class ComposedLeveled(Leveled):
             if len(files) == 1:
                 self._marked_ids.discard(files[0].id)
 
-    def _listed_free(self, tree: Tree) -> list[SSTFile]:
-        return [f for f in self._listed if not f.being_compacted and tree.contains(f)]
+    def _listed_free(self) -> list[SSTFile]:
+        # every file left in the tree by a flush, a compaction or a trivial move rebuilds the list
+        # (on_flush, on_compaction_done): listed files are live, only their being compacted changes
+        return [f for f in self._listed if not f.being_compacted]
 
     def _pick_code_full(self, view: View) -> Compaction | None:
         """RocksDB's picker for levels over their target; else a listed marked file, a random one first
@@ -255,7 +257,7 @@ class ComposedLeveled(Leveled):
         tree = view.tree
         c = super().pick(view)
         if c is None:
-            cands = self._listed_free(tree)
+            cands = self._listed_free()
             if cands:
                 c = self._first_free(tree, [cands[self._rng.randrange(len(cands))], *cands])
                 if c is not None:
@@ -284,7 +286,7 @@ class ComposedLeveled(Leveled):
     def needs_compaction(self, view: View) -> bool:
         if any(self.marked(view.tree, t, view.now) for t in self.marked_compactions):
             return True
-        if self.code_full and self._listed_free(view.tree):
+        if self.code_full and any(not f.being_compacted for f in self._listed):
             return True
         return super().needs_compaction(view)
 
