@@ -314,3 +314,44 @@ def test_levels_and_sizes_outside_the_db_are_refused(db):
 
     db.compact_files([name], np.int64(1))  # numpy's integers are integers
     assert {f.level for f in db.live_files()} == {1}
+
+
+_CLOSE_BATCH_WHILE_WRITING = """
+import sys, threading
+from lsmsim.rocksdb import Options, RocksDB, RocksDBError, WriteBatch
+db = RocksDB.open(sys.argv[1], Options(write_buffer_size=256 << 10))
+batch = WriteBatch()
+for i in range(20000):
+    batch.put(b"k%08d" % i, b"v" * 100)
+errors, writes = [], [0]
+def write():
+    try:
+        while True:
+            db.write(batch)
+            writes[0] += 1
+    except RocksDBError as e:
+        errors.append(str(e))
+t = threading.Thread(target=write)
+t.start()
+while not writes[0]:
+    pass
+batch.close()
+t.join()
+db.close()
+print("closed:", errors)
+"""
+
+
+def test_closing_a_batch_while_another_thread_writes_it(tmp_path):
+    """batch.close() while another thread applies the batch freed it under the running rocksdb_write: the batch
+    now has a lock of its own that RocksDB.write holds, so the writer sees RocksDBError('write batch is
+    closed')."""
+    for trial in range(3):
+        r = subprocess.run(
+            [sys.executable, "-c", _CLOSE_BATCH_WHILE_WRITING, str(tmp_path / f"db{trial}")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert r.returncode == 0, (trial, r.returncode, r.stderr[-2000:])
+        assert "write batch is closed" in r.stdout, r.stdout

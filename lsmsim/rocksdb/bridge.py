@@ -115,7 +115,7 @@ class RocksDB(Closable):
     def write(self, batch: WriteBatch) -> None:
         """Apply a WriteBatch atomically (rocksdb_write); the batch stays usable (and is not cleared)."""
         err = c_void_p()
-        with self._lock:
+        with self._lock, batch._lock:
             self._lib.rocksdb_write(self._handle(), self._wopts, batch._handle(), byref(err))
         _lib.check(self._lib, err)
 
