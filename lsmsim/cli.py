@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-import argparse
-import json
-import math
-import os
 import sys
-from pathlib import Path
 
-from . import __version__
-from .errors import LsmsimError
+try:  # Ctrl-C while the command starts, before `main` handles it: one line and 130, no traceback
+    import argparse
+    import json
+    import math
+    import os
+    from pathlib import Path
+
+    from . import __version__
+    from .errors import LsmsimError
+except KeyboardInterrupt:
+    sys.stderr.write("lsmsim: interrupted\n")
+    raise SystemExit(130) from None
 
 _EPILOG = "Config reference: `lsmsim config` (docs/config-reference.md); summary keys: README.md."
 

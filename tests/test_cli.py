@@ -223,3 +223,21 @@ def test_a_run_that_writes_nothing_imports_neither_pandas_nor_matplotlib(tmp_pat
     assert out.returncode == 0, out.stderr
     assert "latency        mean" in out.stdout
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_ctrl_c_while_the_command_starts_is_one_line_and_130():
+    """A Ctrl-C that lands while `lsmsim` imports its own modules (before `main` runs; simulated by an import hook
+    raising KeyboardInterrupt at lsmsim.errors) ends with one line and exit 130, as one inside `main` does."""
+    code = (
+        "import sys\n"
+        "class Hook:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'lsmsim.errors':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Hook())\n"
+        "from lsmsim.cli import main\n"
+        "sys.exit(main())\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 130, r.stderr
+    assert r.stderr.strip() == "lsmsim: interrupted"
