@@ -299,6 +299,35 @@ def test_workers_die_with_the_sweep_process(tmp_path):
     assert _wait_for(lambda: all(gone(p) for p in workers), timeout=20), [p for p in workers if not gone(p)]
 
 
+def test_dask_workers_die_with_the_sweep_process(tmp_path):
+    """The same under the Dask executor (issue 18 found orphans under the local pool only; this keeps it so): a
+    LocalCluster's nannies live in the sweep process and its worker processes are the sweep process's children.
+    distributed's worker processes leave when their pipe to the parent closes, and `_warm` (run on every worker)
+    ties them to it besides: kill -9 of the sweep process takes them, and multiprocessing's resource tracker."""
+    psutil = pytest.importorskip("psutil")
+    f = write(tmp_path, {**BASE, "sweep": {"seeds": list(range(1, 200))}})
+    out = tmp_path / "res"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lsmsim.cli", "sweep", str(f), "-j", "2", "-q", "-o", str(out), "--executor", "dask"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    points = out / "points"
+    assert _wait_for(lambda: points.is_dir() and any(not p.name.startswith(".") for p in points.iterdir()))
+    family = [c.pid for c in psutil.Process(proc.pid).children(recursive=True)]
+    assert len(family) >= 3  # two workers and the resource tracker
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+    def gone(pid):
+        try:
+            return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return True
+
+    assert _wait_for(lambda: all(gone(p) for p in family), timeout=20), [p for p in family if not gone(p)]
+
+
 def test_a_killed_worker_is_replaced_and_its_point_retried(tmp_path):
     f = write(tmp_path, {**SLOW, "sweep": {"seeds": [1, 2, 3, 4]}})
     out = tmp_path / "res"
