@@ -66,8 +66,10 @@ def _terminated(*_):
 
 def _die_with_parent() -> None:
     """A worker ends when the sweep process does, even by kill -9 (which runs none of the sweep's clean-up):
-    Linux's parent-death signal (prctl PR_SET_PDEATHSIG: SIGTERM, handled by `_terminated`), and a thread
-    that watches the parent pid once a second where prctl is missing or the parent died before it was set."""
+    Linux's parent-death signal (prctl PR_SET_PDEATHSIG: SIGKILL, which needs no Python handler to run, so a
+    worker deep in a long native call ends too; its point's marker is left for the next run to clean), and a
+    thread that watches the parent pid once a second where prctl is missing or the parent died before it was
+    set."""
     import ctypes
     import signal
     import threading
@@ -76,7 +78,7 @@ def _die_with_parent() -> None:
     parent = os.getppid()
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
     except (OSError, AttributeError):  # not Linux: the watch alone
         pass
 
