@@ -259,6 +259,7 @@ class Recorder:
             row[f"files_L{lvl}"] = len(L.files) if L else 0
             row[f"bytes_L{lvl}"] = L.bytes if L else 0
         row["sorted_runs"] = len(tree.runs())
+        row["tombstones"] = sum(r.tombstones for r in tree.runs())  # deletes not yet dropped (PVLDB'21 Fig. 8e)
         row["memtable_bytes"] = tree.memtable.bytes
         row["immutable_memtables"] = len(tree.immutables)
         row["running_compactions"] = sum(1 for j in self.running if j.kind == "compaction")
