@@ -436,3 +436,21 @@ def test_a_step_below_the_clock_resolution_still_ends_its_job():
     data.update(yaml.safe_load((root / "policies.yaml").read_text())["1-L"])
     r = lsmsim.run(data, ["workload.num=200000", "workload.suite.operations=200000"])
     assert r.summary["ops_write"] > 0 and r.summary["sim_time_s"] > 239.4
+
+
+def test_write_only_phases_keep_their_cost_table_and_the_numbers(monkeypatch):
+    """A phase without reads keeps one cost table (the write's cost does not depend on the tree: Simulation.costs):
+    the same run with the table rebuilt at every tree change gives the same summary, phase of reads included."""
+    from lsmsim.sim.kernel import Simulation
+
+    phases = [
+        {"name": "load", "operations": 60_000, "mix": {"insert": 1.0}},
+        {"name": "mixed", "operations": 20_000, "mix": {"update": 0.5, "get": 0.3, "long_scan": 0.2}},
+    ]
+    kept = lsmsim.run(small_config(phases=phases)).summary
+    rebuilt = Simulation.costs
+    monkeypatch.setattr(Simulation, "costs", lambda self, fresh=False: rebuilt(self, fresh=True))
+    fresh = lsmsim.run(small_config(phases=phases)).summary
+    same = lambda a, b: a == b or (a != a and b != b)  # noqa: E731 - NaN equals NaN here
+    assert [k for k in fresh if k != "runtime_s" and not same(kept[k], fresh[k])] == []
+    assert kept["compactions"] > 0 and kept["phase_mixed_ops_per_s"] > 0

@@ -85,6 +85,7 @@ class Simulation:
         self.stop_episode = 0.0  # seconds of the current write stop (one latency sample per writer)
         self._ops_last = dict(self.counters.ops)
         self._costs: CostTable | None = None
+        self._costs_phase = None  # the phase it was built in
         self._costs_version: tuple | int = -1
         self._wake: simpy.Event | None = None
         self.util = 0.0
@@ -180,13 +181,13 @@ class Simulation:
         return self._phase_end_event
 
     # ================================================================== state queries
-    def costs(self) -> CostTable:
-        """Per-operation costs, rebuilt when the tree changes or a sample interval passed (the
-        block cache warms between tree changes)."""
-        epoch = (self.tree.version, len(self.rec.rows))
-        costs = self._costs
-        if costs is None or self._costs_version != epoch:
-            p = self.phase or self.cursor.phases[-1]
+    def costs(self, fresh: bool = False) -> CostTable:
+        """Per-operation costs, rebuilt when the tree changes or a sample interval passed (the block cache warms);
+        a phase without reads needs only the write's, which no tree change moves (kept unless `fresh`)."""
+        epoch, costs, p = (self.tree.version, len(self.rec.rows)), self._costs, self.phase or self.cursor.phases[-1]
+        if costs is not None and not fresh and self._costs_phase is p and not p.mix.reads():
+            return costs
+        if costs is None or self._costs_version != epoch or self._costs_phase is not p:
             costs = self._costs = build_costs(
                 self.tree,
                 self.cfg.lsm,
@@ -199,7 +200,7 @@ class Simulation:
                 p.keys.distribution == "sequential",
                 {op: getattr(p.mix, op) for op in ("get", "get_empty", "short_scan", "long_scan")},
             )
-            self._costs_version = epoch
+            self._costs_version, self._costs_phase = epoch, p
         return costs
 
     def memtable_full(self) -> bool:

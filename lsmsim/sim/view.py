@@ -65,7 +65,7 @@ class SimView:
         return self._sim.read_latency
 
     def costs(self):
-        return self._sim.costs()
+        return self._sim.costs(fresh=True)  # policies see the current tree's read costs in any phase
 
     def device_seconds(self, read_bytes: float, write_bytes: float, random_reads: float) -> float:
         return self._sim.device.seconds(read_bytes, write_bytes, random_reads)
