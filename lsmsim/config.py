@@ -62,7 +62,12 @@ class CpuCostConfig(Section):
     flush_per_entry: Duration = Field(units.parse_duration("0.5437us"), description="A flush, per entry.")
     flush_per_byte: Duration = Field(units.parse_duration("0.001302us"), description="A flush, per byte written.")
     merge_per_entry: Duration = Field(units.parse_duration("0.6883us"), description="A compaction, per input entry.")
-    merge_per_byte: Duration = Field(units.parse_duration("0.001449us"), description="A compaction, per input byte.")
+    merge_per_byte: Duration = Field(units.parse_duration("0.0004287us"), description="A compaction, per input byte.")
+    merge_per_block: Duration = Field(
+        units.parse_duration("2.155us"),
+        description="A compaction, per data block (lsm.block_size) it reads or writes: parsing or building the block, "
+        "its checksum and index entry (db_bench fillrandom at 1, 4, 16 and 64 KiB blocks: scripts/calibrate_cpu.py).",
+    )
     get_base: Duration = Field(units.parse_duration("0us"), description="A Get, whether or not it finds its key.")
     get_found: Duration = Field(
         units.parse_duration("6.647us"),

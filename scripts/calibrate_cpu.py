@@ -8,7 +8,8 @@ Runs Debian's db_bench (rocksdb-tools 7.8.3) with --threads=1, --statistics and 
    the WAL. Per write: (benchmark seconds - rocksdb.stall.micros) / writes; the WAL's share is the
    difference of the two. Compactions: each compaction_finished event of the LOG gives its CPU
    micros, input records and (from compaction_started) input bytes; a least-squares line through
-   all of them gives CPU per merged entry and per input byte. Flushes: the L0 row's
+   all of them gives CPU per merged entry, per input byte and per data block read or written (more
+   fillrandom runs at 1, 16 and 64 KiB blocks tell the last two apart). Flushes: the L0 row's
    CompMergeCPU(sec) against the entries and bytes flushed, fitted the same way.
 2. The read path: readrandom, readmissing and seekrandom with 0, 10 and 100 Next as the validation
    matrix runs them (lsmsim/rocksdb/matrix.py, cases cache-1gib and buffered-8mib: the mean of
@@ -42,6 +43,7 @@ from lsmsim.rocksdb.dbbench import run_db_bench  # noqa: E402
 from lsmsim.rocksdb.matrix import COMMON  # noqa: E402
 
 VALUES = (100, 400, 1000)
+BLOCK_SIZES = (1024, 16384, 65536)  # besides db_bench's default 4096: per-block compaction CPU (merge_per_block)
 # scan_base is left at 0: every case the fit sees has the same runs (L0 files + L1 + L2), so a
 # seek's fixed cost and its per-run cost (index_search, one child iterator per run) cannot be told
 # apart; RocksDB's NewIterator builds one child per run, so the per-run term takes it
@@ -81,9 +83,16 @@ def write_runs(num: int, repeat: int = 3) -> list[dict]:
                     "flush_cpu_s": r.levels.get("L0", {}).get("CompMergeCPU(sec)", float("nan")),
                     "flush_entries": sum(f["entries"] for f in r.flushes),
                     "flush_bytes": r.flush_bytes,
+                    "block_size": 4096,  # db_bench's default --block_size
                 }
             )
             print(f"  fillrandom value={value} wal={wal}: {out[-1]['per_write_s'] * 1e6:.2f} us/write", file=sys.stderr)
+    for bs in BLOCK_SIZES * repeat:  # compactions at other block sizes: what a data block costs (merge_per_block)
+        r = run_db_bench(
+            ["--benchmarks=fillrandom,stats", f"--num={num}", *_common(100), "--disable_wal=1", f"--block_size={bs}"]
+        )
+        out.append({"block_size": bs, "blocks_only": True, "compactions": r.compactions})
+        print(f"  fillrandom block_size={bs}: {len(r.compactions)} compactions", file=sys.stderr)
     for _ in range(repeat):  # keys in order: fillseq without the WAL
         r = run_db_bench(["--benchmarks=fillseq", f"--num={num}", *_common(100), "--disable_wal=1"])
         stall = r.statistics.get("rocksdb.stall.micros", 0) / 1e6
@@ -104,19 +113,28 @@ def write_runs(num: int, repeat: int = 3) -> list[dict]:
 
 def fit_writes(runs: list[dict]) -> dict:
     """Per-write costs are medians over the repeats (this shared VM's speed varies by 20-40% from one
-    run to the next); compactions and flushes of all runs are pooled."""
+    run to the next); compactions and flushes of all runs are pooled. A compaction's CPU is fitted on its
+    input records, input bytes and data blocks read and written ((input + output bytes) / block size): the
+    runs at several block sizes tell the last two apart."""
+    rows = [
+        (
+            c["input_records"],
+            c["input_bytes"],
+            (c["input_bytes"] + c["bytes"]) / r.get("block_size", 4096),
+            c["cpu_micros"] / 1e6,
+        )
+        for r in runs
+        for c in r["compactions"]
+    ]
+    merge, _ = nnls(np.array([x[:3] for x in rows], float), np.array([x[3] for x in rows], float))
     sequential = float(np.median([r["per_write_s"] for r in runs if r.get("sequential")]))
-    runs = [r for r in runs if not r.get("sequential")]
+    runs = [r for r in runs if not r.get("sequential") and not r.get("blocks_only")]
     by = {
         (v, w): float(np.median([r["per_write_s"] for r in runs if (r["value"], r["wal"]) == (v, w)]))
         for v, w in {(r["value"], r["wal"]) for r in runs}
     }
     insert = by[(100, False)]
     wal = by[(100, True)] - insert
-    rows = [(c["input_records"], c["input_bytes"], c["cpu_micros"] / 1e6) for r in runs for c in r["compactions"]]
-    a = np.array([[x, y] for x, y, _ in rows], float)
-    b = np.array([z for _, _, z in rows], float)
-    merge, _ = nnls(a, b)
     fa = np.array([[r["flush_entries"], r["flush_bytes"]] for r in runs], float)
     fb = np.array([r["flush_cpu_s"] for r in runs], float)
     flush, _ = nnls(fa, fb)
@@ -126,6 +144,7 @@ def fit_writes(runs: list[dict]) -> dict:
         "wal_append": max(0.0, wal),
         "merge_per_entry": merge[0],
         "merge_per_byte": merge[1],
+        "merge_per_block": merge[2],
         "flush_per_entry": flush[0],
         "flush_per_byte": flush[1],
         "_per_write_us": {f"{v}B wal={w}": round(by[(v, w)] * 1e6, 3) for v, w in sorted(by)},
@@ -257,8 +276,9 @@ def main(argv=None) -> int:
         f" / writes; all sizes (us/write): {w['_per_write_us']}",
         "# - memtable_insert_sequential: the same for fillseq (median of 3)",
         "# - wal_append: the same with the WAL, minus memtable_insert",
-        f"# - merge_per_entry, merge_per_byte: least squares over {w['_compactions']} compactions' CPU micros"
-        " (LOG compaction_finished) against input records and bytes",
+        f"# - merge_per_entry, merge_per_byte, merge_per_block: non-negative least squares over {w['_compactions']}"
+        " compactions' CPU micros (LOG compaction_finished) against input records, input bytes and data blocks"
+        " read and written, at 100/400/1000-byte values (4 KiB blocks) and 1/16/64 KiB blocks (100-byte values)",
         "# - flush_*: least squares of the L0 row's CompMergeCPU(sec) against entries and bytes flushed (18 runs)",
         "# - get_base .. block_read: non-negative least squares (relative errors) of the validation matrix's"
         " cache-1gib and buffered-8mib cases (readrandom, readmissing, seekrandom+0/10/100; mean of 3 db_bench"

@@ -94,7 +94,7 @@ class Background:
                 self._trivial_move(c)
                 continue
             free = m.threads.compaction - self.threads_busy("compaction")
-            work = compaction_work(tree, c, m.cpu, self.clock.now)
+            work = compaction_work(tree, c, m.cpu, self.clock.now, lsm.block_size)
             self.jobs.append(self._new_job(threads=max(1, min(c.threads, free)), **work))
         if not self.threads_busy("search"):
             search = self.policy.search_work(self.view)

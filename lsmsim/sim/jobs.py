@@ -108,9 +108,11 @@ def flush_work(tree: Tree, imm, cpu, now: float) -> dict:
     )
 
 
-def compaction_work(tree: Tree, c: Compaction, cpu, now: float) -> dict:
+def compaction_work(tree: Tree, c: Compaction, cpu, now: float, block_size: int) -> dict:
     """A compaction's work, fixed when it starts: the merged outputs (exact bytes and entries), the
-    CPU of the merge (machine.cpu's merge costs). Marks the inputs as being compacted."""
+    CPU of the merge (machine.cpu's merge costs: per input entry and byte, and per data block read or
+    written, so smaller blocks make slower compactions, as Sarkar et al. PVLDB'21 Fig. 8(q) found).
+    Marks the inputs as being compacted."""
     tree.mark_compacting(c.inputs, True)
     merged, bottom = merge_inputs(tree, c)
     outputs = tree.build_files(merged, c.output_level, c.target_file_size, now, c.cut)
@@ -122,13 +124,15 @@ def compaction_work(tree: Tree, c: Compaction, cpu, now: float) -> dict:
                 if f.id not in gone:
                     raise InvariantError(f"compaction output {o} overlaps {f} of its target run")
     bytes_in = sum(f.bytes for f in c.inputs)
+    bytes_out = sum(f.bytes for f in outputs)
     entries_in = sum(f.entries for f in c.inputs)
+    blocks = (bytes_in + bytes_out) / block_size
     return dict(
         kind="compaction",
         io_class=c.io_class,
-        cpu=entries_in * cpu.merge_per_entry + bytes_in * cpu.merge_per_byte,
+        cpu=entries_in * cpu.merge_per_entry + bytes_in * cpu.merge_per_byte + blocks * cpu.merge_per_block,
         read_bytes=float(bytes_in),
-        write_bytes=float(sum(f.bytes for f in outputs)),
+        write_bytes=float(bytes_out),
         outputs=outputs,
         inputs=list(c.inputs),
         compaction=c,

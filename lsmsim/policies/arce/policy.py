@@ -211,7 +211,9 @@ class Arce(Policy):
             rw = I_r + I_w  # the paper's Eq. 5
         else:
             entries = B / (w.key_size + w.value_size + lsm.entry_overhead)
-            rw = max(entries * cpu.merge_per_entry + B * cpu.merge_per_byte, view.device_seconds(B, B, 0.0))
+            blocks = 2 * B / lsm.block_size  # read and written
+            merge = entries * cpu.merge_per_entry + B * cpu.merge_per_byte + blocks * cpu.merge_per_block
+            rw = max(merge, view.device_seconds(B, B, 0.0))
         return I_r, I_w, rw
 
     def cost_params(self, view: View) -> CostParams:
