@@ -321,6 +321,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     ssd_cli.add_parser(sub)
 
+    from .rocksdb import options_cli
+
+    options_cli.add_parsers(sub)
+
     from .policies.ecotune import solve_cli
 
     eco = solve_cli.add_parser(sub)

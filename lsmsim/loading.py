@@ -20,7 +20,8 @@ from .policies.registry import policies
 MAX_CONFIG_BYTES = 16 * 2**20  # a config is a page of YAML; beyond this it is a wrong file, not a config
 
 
-def read_yaml(path: str | Path) -> dict:
+def read_config_text(path: str | Path, kind: str = "YAML") -> str:
+    """The text of a small config file (a YAML config, a RocksDB OPTIONS file), or a ConfigError naming it."""
     p = Path(path)
     if "\0" in str(p):  # the OS would cut the path there
         raise ConfigError(repr(str(p)), [("(file)", "a path cannot hold a NUL byte")])
@@ -30,11 +31,16 @@ def read_yaml(path: str | Path) -> dict:
             raise ConfigError(str(p), [("(file)", what)])
         if p.stat().st_size > MAX_CONFIG_BYTES:
             raise ConfigError(str(p), [("(file)", f"is larger than {MAX_CONFIG_BYTES >> 20} MiB: not a config")])
-        text = p.read_text()
+        return p.read_text()
     except OSError as e:
         raise ConfigError(str(p), [("(file)", f"cannot read: {e.strerror}")]) from None
     except UnicodeDecodeError:
-        raise ConfigError(str(p), [("(file)", "is not a text (UTF-8) YAML file")]) from None
+        raise ConfigError(str(p), [("(file)", f"is not a text (UTF-8) {kind} file")]) from None
+
+
+def read_yaml(path: str | Path) -> dict:
+    p = Path(path)
+    text = read_config_text(p)
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:

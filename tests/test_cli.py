@@ -22,6 +22,9 @@ def test_help_and_version():
     assert r.returncode == 0 and "--set" in r.stdout and "--out" in r.stdout
     r = lsmsim("--version")
     assert r.returncode == 0 and r.stdout.startswith("lsmsim ")
+    for cmd in ("import", "export"):
+        r = lsmsim(cmd, "--help")
+        assert r.returncode == 0 and "OPTIONS" in r.stdout and "--out" in r.stdout
 
 
 def test_run_writes_results(tmp_path):

@@ -362,8 +362,8 @@ def budget_of(metric: str) -> float | None:
 KNOWN_GAPS = {
     ("leveled-t10", "w_amp"): "lsmsim's compaction thread keeps closer pace with the writes than RocksDB's (fewer L0 "
     "files gather per L0->L1 compaction); with 200 MiB/s sync waits instead of the calibrated 260 it is within 5%",
-    ("leveled-t10", "bytes_written_L2"): "the same: the extra bytes land in L2 (+23% before machine.cpu.merge_per_block "
-    "moved the compactions' timing, +26% after, against db_bench's own spread of 26%)",
+    ("leveled-t10", "bytes_written_L2"): "the same: the extra bytes land in L2 (+23% before "
+    "machine.cpu.merge_per_block moved the compactions' timing, +26% after, against db_bench's own spread of 26%)",
     ("leveled-4m", "w_amp"): "the same, stronger at 4M writes (RocksDB ends with 10 L0 files and L1 3x its target)",
     ("leveled-4m", "bytes_written_L2"): "the same",
     ("direct-8mib", "us_per_op_seek0"): "with direct reads RocksDB looks up ~2.3 blocks per Seek, not one per run",
