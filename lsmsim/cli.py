@@ -100,7 +100,7 @@ def _cmd_run(args) -> int:
     else:
         print_summary(result)
         if args.out:
-            print(f"results written to {args.out}/ (summary.json, *.parquet, config.yaml, tree.png)")
+            print(f"results written to {args.out}/ (summary.json, *.parquet, config.yaml, LOG, tree.png)")
     return 0
 
 

@@ -111,8 +111,9 @@ class Result:
     def events(self) -> pd.DataFrame:
         return self._table("events")
 
-    def save(self, out: str | Path) -> Path:
-        """Write summary.json, *.parquet, config.yaml (resolved) and provenance.json into `out`."""
+    def save(self, out: str | Path, log: bool = True) -> Path:
+        """Write summary.json, *.parquet, config.yaml (resolved), provenance.json and (with `log`) RocksDB's LOG
+        into `out`."""
         out = Path(out)
         atomic_write(
             out / "summary.json", lambda p: Path(p).write_text(json.dumps(self.summary, indent=2, sort_keys=True))
@@ -120,6 +121,10 @@ class Result:
         for name in TABLES:
             df = getattr(self, name)
             atomic_write(out / f"{name}.parquet", lambda p, df=df: df.to_parquet(p, index=False))
+        if log and "lsm_state" in self.compactions:  # RocksDB's LOG of the run (rocksdb/log_format.py)
+            from .rocksdb.log_format import write_log
+
+            write_log(self, out / "LOG")
         if self.config is not None:
             cfg = self.config.model_dump(mode="json")
             atomic_write(out / "config.yaml", lambda p: Path(p).write_text(yaml.safe_dump(cfg, sort_keys=False)))

@@ -131,7 +131,7 @@ class Background:
             written=0,
             entries_in=entries,
             entries_out=entries,
-            outputs=len(c.inputs),
+            outputs=list(c.inputs),
         )
         self.policy.on_compaction_done(self.view, c)
 
@@ -167,7 +167,7 @@ class Background:
                 written=job.write_bytes,
                 entries_in=job.entries_in,
                 entries_out=job.entries_out,
-                outputs=len(job.outputs),
+                outputs=job.outputs,
                 cpu=job.cpu,
                 dev=job.dev,
             )

@@ -183,8 +183,21 @@ class Recorder:
                 "output_entries": job.entries_out,
                 "cpu_s": float(job.cpu),
                 "device_s": float(job.dev),
+                **self._files(0, [], job.outputs),
             }
         )
+
+    def _files(self, rn: float, inputs: list, outputs: list) -> dict:
+        """What RocksDB's LOG says of a job (lsmsim/rocksdb/log_format.py): bytes read from its start level (Rn),
+        its input and output files, and the files per level after it (`lsm_state`)."""
+        return {
+            "rn_bytes": float(rn),
+            "input_file_ids": [f.id for f in inputs],
+            "input_file_levels": [f.level for f in inputs],
+            "output_file_ids": [f.id for f in outputs],
+            "output_file_bytes": [f.bytes for f in outputs],
+            "lsm_state": [sum(len(r.files) for r in lvl.runs) for lvl in self.tree.levels],
+        }
 
     def deletes_persisted(self, seqs: np.ndarray) -> None:
         """Tombstones a bottommost compaction dropped now (their seqnos): each delete is persistent from here on
@@ -193,6 +206,8 @@ class Recorder:
         self.persistence.add_many(lat, float(self.tree.eps))
 
     def compaction_row(self, kind, c, start, read, written, entries_in, entries_out, outputs, cpu=0.0, dev=0.0):
+        """`outputs`: the job's output files (a trivial move's are its inputs)."""
+        rn = sum(f.bytes for f in c.inputs if f.level == c.start_level) if read else 0.0
         self.jobs.append(
             {
                 "id": 0,
@@ -203,13 +218,14 @@ class Recorder:
                 "start_level": c.start_level,
                 "output_level": c.output_level,
                 "input_files": len(c.inputs),
-                "output_files": outputs,
+                "output_files": len(outputs),
                 "read_bytes": float(read),
                 "write_bytes": float(written),
                 "input_entries": entries_in,
                 "output_entries": entries_out,
                 "cpu_s": float(cpu),
                 "device_s": float(dev),
+                **self._files(rn, c.inputs, outputs),
             }
         )
 

@@ -87,7 +87,7 @@ class Store:
     # ------------------------------------------------------------------ points
     def save_point(self, point, result: Result, runtime_s: float) -> Path:
         def fill(tmp: Path) -> None:
-            result.save(tmp)
+            result.save(tmp, log=False)  # a LOG per point would outweigh the point (lsmsim run -o writes one)
             meta = {
                 "point_id": point.id,
                 "params": point.params,
