@@ -12,7 +12,7 @@ try:  # Ctrl-C while the command starts, before `main` handles it: one line and 
     from pathlib import Path
 
     from . import __version__
-    from .errors import LsmsimError
+    from .errors import ConfigError, LsmsimError
 except KeyboardInterrupt:
     sys.stderr.write("lsmsim: interrupted\n")
     raise SystemExit(130) from None
@@ -91,10 +91,38 @@ def print_summary(result, file=sys.stdout) -> None:
     )
 
 
+def _workload_formats(args):
+    """The config `lsmsim run` runs: the YAML, with its workload from a YCSB file (--ycsb) or everything from a
+    db_bench command line (--dbbench); each unsupported property or flag is named on stderr."""
+    if not (args.ycsb or args.dbbench):
+        if args.config is None:
+            raise ConfigError("lsmsim run", [("config", "give a config YAML, --ycsb FILE or --dbbench ARGS")])
+        return args.config
+    from .loading import read_yaml
+
+    cfg = read_yaml(args.config) if args.config else {}
+    notes = []
+    if args.dbbench:
+        from .rocksdb.dbbench_args import dbbench_config
+
+        from_db, notes = dbbench_config(args.dbbench)
+        for section, value in from_db.items():
+            cfg[section] = {**cfg.get(section, {}), **value} if isinstance(value, dict) else value
+    if args.ycsb:
+        from .workloads.ycsb import load_ycsb
+
+        cfg["workload"], more = load_ycsb(args.ycsb)
+        notes += more
+    for name, why in notes:
+        print(f"lsmsim: warning: {name}: {why}", file=sys.stderr)
+    return cfg
+
+
 def _cmd_run(args) -> int:
     from .api import run
 
-    result = run(args.config, overrides=args.set or [], out=args.out, progress=not args.quiet and sys.stderr.isatty())
+    config = _workload_formats(args)
+    result = run(config, overrides=args.set or [], out=args.out, progress=not args.quiet and sys.stderr.isatty())
     if args.json:
         print(json.dumps(result.summary, indent=2, sort_keys=True))
     else:
@@ -204,7 +232,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run one experiment YAML and print a summary table.",
         epilog=_EPILOG,
     )
-    r.add_argument("config", help="experiment YAML file")
+    r.add_argument("config", nargs="?", help="experiment YAML file (optional with --ycsb or --dbbench)")
+    r.add_argument("--ycsb", metavar="FILE", help="the workload from a YCSB property file (workloads/workloada, ...)")
+    r.add_argument(
+        "--dbbench",
+        metavar="ARGS",
+        help='a db_bench command line, e.g. "--benchmarks=fillrandom,readrandom --num=1000000": its benchmarks as '
+        "phases, its options as the config (the YAML, if given, underneath)",
+    )
     r.add_argument(
         "--set",
         action="append",

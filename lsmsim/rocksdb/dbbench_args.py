@@ -1,0 +1,255 @@
+"""A db_bench command line (tools/db_bench_tool.cc, RocksDB 7.8) as an lsmsim config: its benchmarks as phases,
+its options as the lsm, policy and machine sections. `lsmsim run --dbbench "--benchmarks=fillrandom --num=1000000"`.
+
+Benchmarks, with db_bench's semantics (as `workload.preset` has them: lsmsim/workloads/presets.py):
+fillrandom (num puts, uniform keys with replacement), fillseq, overwrite (num uniform puts), updaterandom (a get
+and a put each), deleterandom, readrandom and readmissing (`reads` gets, default num), seekrandom (Seek +
+`seek_nexts` Next), waitforcompaction (the phase before it waits). `stats`, `levelstats` and `sstables` print and
+change nothing; every other benchmark is unsupported and named. Flags lsmsim has no model for are named too;
+db_bench's own defaults apply where a flag is absent (it compresses with snappy unless --compression_type=none,
+which lsmsim, modelling uncompressed data, reports).
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from ..errors import ConfigError
+
+# flag -> (lsmsim path, kind); kind: int, float, bool, or a callable of the text
+OPTION_FLAGS: dict[str, tuple[str, Any]] = {
+    "write_buffer_size": ("lsm.write_buffer_size", int),
+    "max_write_buffer_number": ("lsm.max_write_buffer_number", int),
+    "cache_size": ("lsm.block_cache_size", int),
+    "block_size": ("lsm.block_size", int),
+    "cache_index_and_filter_blocks": ("lsm.cache_index_and_filter_blocks", bool),
+    "use_direct_reads": ("lsm.use_direct_reads", bool),
+    "use_direct_io_for_flush_and_compaction": ("lsm.use_direct_io_for_flush_and_compaction", bool),
+    "level0_slowdown_writes_trigger": ("lsm.level0_slowdown_writes_trigger", int),
+    "level0_stop_writes_trigger": ("lsm.level0_stop_writes_trigger", int),
+    "soft_pending_compaction_bytes_limit": ("lsm.soft_pending_compaction_bytes_limit", int),
+    "hard_pending_compaction_bytes_limit": ("lsm.hard_pending_compaction_bytes_limit", int),
+    "delayed_write_rate": ("lsm.delayed_write_rate", int),
+    "num": ("workload.num", int),
+    "key_size": ("workload.key_size", int),
+    "value_size": ("workload.value_size", int),
+    "seed": ("seed", int),
+}
+LEVELED_FLAGS = {
+    "num_levels": int,
+    "level0_file_num_compaction_trigger": int,
+    "max_bytes_for_level_base": int,
+    "max_bytes_for_level_multiplier": float,
+    "target_file_size_base": int,
+    "target_file_size_multiplier": int,
+    "level_compaction_dynamic_level_bytes": bool,
+}
+UNIVERSAL_FLAGS = {
+    "universal_size_ratio": "size_ratio",
+    "universal_min_merge_width": "min_merge_width",
+    "universal_max_merge_width": "max_merge_width",
+    "universal_max_size_amplification_percent": "max_size_amplification_percent",
+}
+COMPACTION_PRI = [
+    "by_compensated_size",
+    "oldest_largest_seq_first",
+    "oldest_smallest_seq_first",
+    "min_overlapping_ratio",
+    "round_robin",
+]  # db_bench's --compaction_pri: the enum's value
+WORKLOAD_FLAGS = {
+    "benchmarks",
+    "reads",
+    "threads",
+    "seek_nexts",
+    "disable_wal",
+    "bloom_bits",
+    "compression_type",
+    "max_background_jobs",
+    "max_background_flushes",
+    "max_background_compactions",
+    "compaction_style",
+    "compaction_pri",
+}
+IGNORED = {
+    "db",
+    "statistics",
+    "histogram",
+    "stats_interval",
+    "stats_interval_seconds",
+    "stats_per_interval",
+    "stats_dump_period_sec",
+    "report_interval_seconds",
+    "report_file",
+    "use_existing_db",
+    "progress_reports",
+    "perf_level",
+    "benchmark_write_rate_limit",
+    "benchmark_read_rate_limit",
+    "options_file",
+    "wal_dir",
+    "max_open_files",
+    "open_files",
+}
+QUIET = {"stats", "levelstats", "sstables"}
+
+
+def _flags(args: str) -> dict[str, str]:
+    """`--name=value`, `--name value`, `--name` / `--noname` (booleans), as gflags reads them."""
+    try:
+        tokens = shlex.split(args)
+    except ValueError as e:
+        raise ConfigError("--dbbench", [("(arguments)", f"cannot split: {e}")]) from None
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if not t.startswith("-"):
+            raise ConfigError("--dbbench", [(t, "not a flag (db_bench takes --name=value)")])
+        name = t.lstrip("-")
+        if "=" in name:
+            name, value = name.split("=", 1)
+        elif i + 1 < len(tokens) and not tokens[i + 1].startswith("-"):
+            value, i = tokens[i + 1], i + 1
+        elif name.startswith("no") and len(name) > 2:
+            name, value = name[2:], "false"
+        else:
+            value = "true"
+        out[name] = value
+        i += 1
+    return out
+
+
+def _convert(name: str, text: str, kind) -> Any:
+    try:
+        if kind is bool:
+            if text.lower() not in ("true", "false", "1", "0"):
+                raise ValueError
+            return text.lower() in ("true", "1")
+        return kind(float(text)) if kind is int else kind(text)
+    except (ValueError, OverflowError):
+        raise ConfigError(
+            "--dbbench", [(f"--{name}", f"expected {getattr(kind, '__name__', 'a value')}, got {text!r}")]
+        ) from None
+
+
+def _put(cfg: dict, path: str, value: Any) -> None:
+    node = cfg
+    *parents, leaf = path.split(".")
+    for p in parents:
+        node = node.setdefault(p, {})
+    node[leaf] = value
+
+
+def _phases(f: dict[str, str], num: int, unsupported: list) -> list[dict]:
+    reads = _convert("reads", f.get("reads", "-1"), int)
+    reads = num if reads < 0 else reads
+    nexts = _convert("seek_nexts", f.get("seek_nexts", "0"), int)
+    threads = {"threads": max(1, _convert("threads", f.get("threads", "1"), int))}
+    uniform = {"distribution": "uniform"}
+    phases: list[dict] = []
+    for bench in (b.strip() for b in f.get("benchmarks", "").split(",") if b.strip()):
+        p: dict[str, Any] = {"name": bench, "writers": threads, "keys": uniform}
+        if bench == "fillrandom":
+            p.update(operations=num, mix={"insert": 1.0})
+        elif bench == "fillseq":
+            p.update(operations=num, mix={"insert": 1.0}, keys={"distribution": "sequential"})
+        elif bench == "overwrite":
+            p.update(operations=num, mix={"update": 1.0})
+        elif bench == "updaterandom":  # a Get, then a Put of the same key
+            p.update(operations=2 * reads, mix={"get": 0.5, "update": 0.5})
+        elif bench == "deleterandom":
+            p.update(operations=num, mix={"delete": 1.0})
+        elif bench in ("readrandom", "readmissing"):
+            p.update(operations=reads, mix={"get" if bench == "readrandom" else "get_empty": 1.0})
+        elif bench == "seekrandom":
+            if nexts == 0:
+                p.update(operations=reads, mix={"short_scan": 1.0}, short_scan_length=1)
+            else:
+                p.update(operations=reads, mix={"long_scan": 1.0}, scan_length=nexts)
+        elif bench == "waitforcompaction":
+            if phases:
+                phases[-1]["wait_for_compactions"] = True
+            continue
+        elif bench in QUIET:
+            continue
+        else:
+            unsupported.append((f"--benchmarks={bench}", "no lsmsim phase for it; skipped"))
+            continue
+        phases.append(p)
+    if not phases:
+        raise ConfigError(
+            "--dbbench",
+            [
+                (
+                    "--benchmarks",
+                    "names no benchmark lsmsim runs (fillrandom, fillseq, "
+                    "overwrite, updaterandom, deleterandom, readrandom, readmissing, seekrandom)",
+                )
+            ],
+        )
+    return phases
+
+
+def dbbench_config(args: str) -> tuple[dict, list[tuple[str, str]]]:
+    """The lsmsim config of a db_bench argument string, and the flags it could not map (flag, why)."""
+    f = _flags(args)
+    unsupported: list[tuple[str, str]] = []
+    cfg: dict[str, Any] = {"name": "db_bench"}
+    for name, (path, kind) in OPTION_FLAGS.items():
+        if name in f:
+            _put(cfg, path, _convert(name, f[name], kind))
+    num = cfg.get("workload", {}).get("num", 1_000_000)
+    _put(cfg, "workload.num", num)
+    cfg["workload"]["phases"] = _phases(f, num, unsupported)
+    bits = _convert("bloom_bits", f.get("bloom_bits", "-1"), float)
+    _put(cfg, "lsm.bloom_bits_per_key", max(0.0, bits))  # db_bench: -1, no filter
+    _put(cfg, "lsm.wal", not _convert("disable_wal", f.get("disable_wal", "false"), bool))
+    if f.get("compression_type", "snappy") != "none":
+        unsupported.append(
+            (
+                "--compression_type",
+                f"{f.get('compression_type', 'snappy (the default)')}: lsmsim models uncompressed data",
+            )
+        )
+    jobs, fl, co = (
+        _convert(k, f.get(k, d), int)
+        for k, d in (
+            ("max_background_jobs", "2"),
+            ("max_background_flushes", "-1"),
+            ("max_background_compactions", "-1"),
+        )
+    )
+    if fl == -1 and co == -1:  # DBImpl::GetBGJobLimits
+        fl, co = max(1, jobs // 4), max(1, jobs - max(1, jobs // 4))
+    _put(cfg, "machine.threads", {"flush": max(1, fl), "compaction": max(1, co)})
+    style = _convert("compaction_style", f.get("compaction_style", "0"), int)
+    if style == 0:
+        cfg["policy"] = {"name": "leveled"}
+        for name, kind in LEVELED_FLAGS.items():
+            if name in f:
+                cfg["policy"][name] = _convert(name, f[name], kind)
+        if "compaction_pri" in f:
+            pri = _convert("compaction_pri", f["compaction_pri"], int)
+            if not 0 <= pri < len(COMPACTION_PRI):
+                raise ConfigError(
+                    "--dbbench", [("--compaction_pri", f"{pri}: db_bench takes 0..{len(COMPACTION_PRI) - 1}")]
+                )
+            cfg["policy"]["compaction_pri"] = COMPACTION_PRI[pri]
+    elif style == 1:
+        cfg["policy"] = {"name": "universal"}
+        for name in ("num_levels", "level0_file_num_compaction_trigger"):
+            if name in f:
+                cfg["policy"][name] = _convert(name, f[name], int)
+        for flag, name in UNIVERSAL_FLAGS.items():
+            if flag in f:
+                cfg["policy"][name] = _convert(flag, f[flag], float if name == "size_ratio" else int)
+    else:
+        raise ConfigError("--dbbench", [("--compaction_style", f"{style}: lsmsim runs 0 (level) and 1 (universal)")])
+    known = set(OPTION_FLAGS) | set(LEVELED_FLAGS) | set(UNIVERSAL_FLAGS) | WORKLOAD_FLAGS | IGNORED
+    unsupported += [(f"--{name}", "not a flag lsmsim maps") for name in f if name not in known]
+    return cfg, unsupported
+
+
+__all__ = ["dbbench_config"]
