@@ -532,3 +532,32 @@ def test_paper_scale_report_lists_finished_points(tmp_path):
         text=True,
     )
     assert bad.returncode == 2 and "not a sweep result folder" in bad.stderr
+
+
+def test_seeds_give_means_and_confidence_intervals(tmp_path):
+    """seeds: 4 over two write buffers: results_mean.parquet has a row per buffer with the mean over its 4 seeds and
+    the 95% confidence interval's half-width (Student's t), and SweepResults.plot draws it as error bars."""
+    from scipy import stats
+
+    data = {
+        **BASE,
+        "workload": {
+            "num": "20K",
+            "phases": [{"name": "load", "operations": "20K", "mix": {"update": 0.7, "get": 0.3}}],
+        },
+        "lsm": {"write_buffer_size": "64KiB"},
+        "sweep": {"grid": {"lsm.write_buffer_size": ["64KiB", "128KiB"]}, "seeds": 4},
+    }
+    res = lsmsim.sweep(write(tmp_path, data), out=tmp_path / "res", jobs=2)
+    means = pd.read_parquet(tmp_path / "res" / "results_mean.parquet")
+    assert len(means) == 2 and (means.seeds == 4).all()
+    pd.testing.assert_frame_equal(means, res.means())
+    for _, row in means.iterrows():
+        runs = res.table[res.table["lsm.write_buffer_size"] == row["lsm.write_buffer_size"]].throughput_ops_per_s
+        assert len(runs) == 4 and runs.std() > 0  # the seeds differ
+        lo, hi = stats.t.interval(0.95, len(runs) - 1, loc=runs.mean(), scale=stats.sem(runs))
+        assert row.throughput_ops_per_s == pytest.approx(runs.mean())
+        assert row.throughput_ops_per_s_ci == pytest.approx((hi - lo) / 2)
+    fig = res.plot("lsm.write_buffer_size", "throughput_ops_per_s", hue=None)
+    bars = [c for c in fig.axes[0].containers if getattr(c, "has_yerr", False)]
+    assert bars and len(bars[0].lines[2][0].get_segments()) == 2  # an error bar at each buffer size

@@ -12,6 +12,26 @@ from .store import Store
 _META = ("point_id", "status", "error", "runtime_s")
 
 
+def seed_means(table: pd.DataFrame, params: list[str], level: float = 0.95, metrics: list[str] | None = None):
+    """`table`'s finished rows grouped by `params` other than `seed`: each numeric metric's mean over the seeds and
+    `<metric>_ci`, the half-width of its `level` confidence interval, t_{(1+level)/2, n-1} s / sqrt(n)."""
+    from scipy.stats import t as student
+
+    df = table[table["status"] == "ok"] if "status" in table else table
+    keys = [p for p in params if p != "seed" and p in df]
+    skip = {*keys, "seed", *_META}
+    cols = metrics or [c for c in df.columns if c not in skip and pd.api.types.is_numeric_dtype(df[c])]
+    if not len(df):
+        return pd.DataFrame(columns=[*keys, "seeds", *cols])
+    g = df.groupby(keys, sort=False, dropna=False) if keys else df.groupby(lambda _: 0)
+    n = g.size().rename("seeds")
+    mean, sd = g[cols].mean(), g[cols].std(ddof=1)
+    half = sd.mul(student.ppf((1 + level) / 2, (n - 1).clip(lower=1)), axis=0).div(n**0.5, axis=0)
+    half[n < 2] = float("nan")
+    out = pd.concat([n, mean, half.add_suffix("_ci")], axis=1).reset_index()
+    return out[[*keys, "seeds", *[c for m in cols for c in (m, f"{m}_ci")]]]
+
+
 class SweepResults:
     """`table`: one row per point (its parameters, status and summary). `params` names the columns
     that vary; `point(id)` loads one point's timeseries, compactions, latency and summary."""
@@ -52,8 +72,15 @@ class SweepResults:
         ]
         return self.table[[c for c in [*self.params, "status", *metrics] if c in self.table]]
 
+    def means(self, level: float = 0.95) -> pd.DataFrame:
+        """One row per point of the sweep less its seed: `seeds` (the replicates that finished), and for every
+        numeric summary metric its mean over them and `<metric>_ci`, the half-width of its `level` confidence
+        interval (Student's t on the replicates; NaN with one). `lsmsim sweep` writes it as results_mean.parquet."""
+        return seed_means(self.table, self.params, level)
+
     def plot(self, x: str, y: str, hue: str | None = "variant", ax=None, path: str | Path | None = None):
-        """y against x, one line per value of `hue` (mean over seeds). Returns the Figure."""
+        """y against x, one line per value of `hue`: the mean over seeds, with error bars of its 95% confidence
+        interval where a point has several seeds. Returns the Figure."""
         from matplotlib.figure import Figure
 
         df = self.table[self.table["status"] == "ok"] if "status" in self.table else self.table
@@ -65,8 +92,10 @@ class SweepResults:
         fig = ax.figure
         groups = df.groupby(hue, sort=False) if hue and hue in df else [(None, df)]
         for label, g in groups:
-            m = g.groupby(x, sort=True)[y].mean()
-            ax.plot(m.index, m.values, marker="o", label=label)
+            m = seed_means(g, [x], 0.95, [y]) if "seed" in g else g.groupby(x, sort=True)[y].mean().reset_index()
+            m = m.sort_values(x)
+            err = m[f"{y}_ci"] if f"{y}_ci" in m and m[f"{y}_ci"].notna().any() else None
+            ax.errorbar(m[x], m[y], yerr=err, marker="o", capsize=3, label=label)
         ax.set_xlabel(x)
         ax.set_ylabel(y)
         if hue and hue in df:

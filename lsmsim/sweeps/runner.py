@@ -103,12 +103,26 @@ def _run(sweep, store, jobs, executor, scheduler, progress, retry_failed) -> Swe
             if markers is not None:
                 shutil.rmtree(markers, ignore_errors=True)
             bar.close()
-            table = store.write_table([p.id for p in sweep.points])
+            table = _write_tables(store, sweep)
     else:
         bar.close()
-        table = store.write_table([p.id for p in sweep.points])
+        table = _write_tables(store, sweep)
     n_failed = int((table["status"] == "failed").sum()) if "status" in table else 0
     return SweepRun(store=store, table=table, ran=ran, skipped=skipped, failed=n_failed)
+
+
+def _write_tables(store: Store, sweep: Sweep):
+    """results.parquet (a row per point) and, for a sweep with seeds, results_mean.parquet (a row per point less its
+    seed: means and 95% confidence intervals over the seeds, `SweepResults.means`)."""
+    from ..atomic import atomic_write
+    from .results import seed_means
+
+    table = store.write_table([p.id for p in sweep.points])
+    if "seed" in table:
+        params = list(dict.fromkeys(k for p in sweep.points for k in p.params))
+        means = seed_means(table, params)
+        atomic_write(store.root / "results_mean.parquet", lambda p: means.to_parquet(p, index=False))
+    return table
 
 
 def default_out(sweep: Sweep) -> Path:
