@@ -69,7 +69,14 @@ class ArceOptions(PolicyOptions):
         description="Hysteresis on the run count: it triggers re-selection only when it moved by at least this "
         "many runs as well as by d (1: the paper's rule; 2 halves ARC's CPU but cost Workload E 31% at 200K keys).",
     )
-    max_iter: int = Field(400, ge=1, description="MaxIterTime of Algorithm 1.")
+    max_iter: int = Field(
+        400,
+        ge=1,
+        le=100_000,
+        description="MaxIterTime of Algorithm 1 (the paper: 400; Fig. 11 b up to 800). Each parameter tuple of the "
+        "grid simulates this many compaction decisions, its simulated tree growing with them: past 100,000 a "
+        "selection takes minutes and gigabytes.",
+    )
     # FindBestParams is work the real system does: ArceKV runs it beside the compaction threads and uses the new
     # (M, c, k) once it returns (Sec. 3.4: "simulation completes within 150ms" for the balanced workload).
     search_cpu_per_iteration: Duration | None = Field(
