@@ -210,6 +210,23 @@ def _cmd_validate(args) -> int:
     return 0
 
 
+def _cmd_headroom(args) -> int:
+    from .headroom import headroom
+
+    h = headroom(args.config, args.set or [], searches=args.searches, progress=not args.quiet and sys.stderr.isatty())
+    t = h.table()
+    for _, r in t.iterrows():
+        print(f"{r.figure:34s} {_fmt(r.value):>12s}  {r.note}")
+    if args.out:
+        from .atomic import atomic_write
+
+        out = Path(args.out)
+        atomic_write(out / "headroom.csv", lambda p: t.to_csv(p, index=False))
+        h.plot(out / "headroom.png")
+        print(f"written to {out}/ (headroom.csv, headroom.png)")
+    return 0
+
+
 def _cmd_config(args) -> int:
     from .schema import json_schema, reference_markdown
 
@@ -341,6 +358,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a leveled config through the policy driver too (lsmsim's picker on the real DB)",
     )
     va.set_defaults(func=_cmd_validate)
+
+    hr = sub.add_parser(
+        "headroom",
+        help="how far a config is from a write stall, its peak space and SSD wear",
+        description="Run a config and report when writes first slow down and stop (and why), the highest "
+        "write rate its write-only phases sustain without a stall (bisection over runs at fixed rates), the "
+        "peak physical space (compaction outputs in flight included) and, on an SSD with an FTL, the wear per "
+        "TB ingested; -o adds headroom.csv and headroom.png (each over time).",
+        epilog=_EPILOG,
+    )
+    hr.add_argument("config", help="experiment YAML file")
+    hr.add_argument("--set", action="append", metavar="PATH=VALUE", help="override a config field (repeatable)")
+    hr.add_argument("--searches", type=int, default=7, help="runs to bisect the stall-free rate with (default 7)")
+    hr.add_argument("-o", "--out", metavar="DIR", help="write headroom.csv and headroom.png here")
+    hr.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    hr.set_defaults(func=_cmd_headroom)
 
     cf = sub.add_parser(
         "config",

@@ -114,5 +114,9 @@ def test_layout_matches_a_log_written_by_rocksdb(run, tmp_path):
 def test_run_out_writes_the_log(tmp_path):
     cfg = tmp_path / "c.yaml"
     cfg.write_text(yaml.safe_dump(small_config()))
-    r = subprocess.run([sys.executable, "-m", "lsmsim.cli", "run", str(cfg), "-o", str(tmp_path / "out"), "-q"], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "lsmsim.cli", "run", str(cfg), "-o", str(tmp_path / "out"), "-q"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0 and "LOG" in r.stdout and (tmp_path / "out" / "LOG").stat().st_size > 1000

@@ -21,7 +21,7 @@ import math
 import numpy as np
 import simpy
 
-from ..config import Config, MixConfig
+from ..config import Config, MixConfig, PhaseConfig
 from ..devices import make_device
 from ..devices.base import DeviceFullError
 from ..errors import InvariantError
@@ -85,7 +85,7 @@ class Simulation:
         self.stop_episode = 0.0  # seconds of the current write stop (one latency sample per writer)
         self._ops_last = dict(self.counters.ops)
         self._costs: CostTable | None = None
-        self._costs_phase = None  # the phase it was built in
+        self._costs_phase: PhaseConfig | None = None  # the phase it was built in
         self._costs_version: tuple | int = -1
         self._wake: simpy.Event | None = None
         self.util = 0.0
@@ -184,7 +184,8 @@ class Simulation:
     def costs(self, fresh: bool = False) -> CostTable:
         """Per-operation costs, rebuilt when the tree changes or a sample interval passed (the block cache warms);
         a phase without reads needs only the write's, which no tree change moves (kept unless `fresh`)."""
-        epoch, costs, p = (self.tree.version, len(self.rec.rows)), self._costs, self.phase or self.cursor.phases[-1]
+        p: PhaseConfig = self.phase or self.cursor.phases[-1]
+        epoch, costs = (self.tree.version, len(self.rec.rows)), self._costs
         if costs is not None and not fresh and self._costs_phase is p and not p.mix.reads():
             return costs
         if costs is None or self._costs_version != epoch or self._costs_phase is not p:
@@ -229,7 +230,7 @@ class Simulation:
             )
             flows.append(j.flow)
         groups = self.groups if self.phase is not None else []
-        self.wc.update(self.tree, writing=bool(groups))
+        self.wc.update(self.tree, writing=bool(groups), now=self.env.now)
         limit = None
         if groups:
             costs = self.costs()

@@ -49,6 +49,8 @@ SUMMARY_DOC = {
     "sharing_unconverged_steps": "kernel steps whose CPU/device sharing had not reached its fixed point in the "
     "solver's rounds (their rates are the last round's); 0 in a healthy run",
     "stall_stop_s / stall_slowdown_s": "simulated seconds writes were stopped / slowed down",
+    "first_slowdown_s / first_stop_s, first_slowdown_cause / first_stop_cause": "when writes were first slowed "
+    "down / stopped (NaN: never) and why (RocksDB's stall conditions: L0 runs, memtables, pending compaction bytes)",
     "cpu_util / cpu_util_<role>": "CPU busy fraction of all cores (role: flush, compaction, foreground, "
     "search: a policy's background search such as ARCE's FindBestParams)",
     "device_util": "device busy seconds / sim_time_s",
@@ -133,6 +135,8 @@ def build_summary(
         "ended_by": ended_by,
         "level0_slowdown_writes_trigger": wc.slowdown_trigger,
         "level0_stop_writes_trigger": wc.stop_trigger,
+        **{f"first_{k}_s": wc.first[k][0] if k in wc.first else float("nan") for k in ("slowdown", "stop")},
+        **{f"first_{k}_cause": wc.first[k][1] if k in wc.first else "" for k in ("slowdown", "stop")},
     }
     total = 0.0
     for op, count in n.ops.items():

@@ -28,6 +28,8 @@ class WriteController:
         self.write_delay = 0.0  # the policy's delay per write now (ARCE's k while runs > c)
         self._version, self._delayed, self._stopped, self._prev_pending = -1, False, False, 0.0
         self._pending_cache = (-1, 0.0)
+        self.cause = ""  # why the state is what it is (RocksDB's WriteStallCause, in words)
+        self.first: dict[str, tuple[float, str]] = {}  # "slowdown" / "stop" -> (when it first began, why)
 
     def pending_bytes(self, tree: Tree) -> float:
         """The policy's estimate of the compaction debt, once per tree version."""
@@ -40,28 +42,43 @@ class WriteController:
     def memtable_full(self, tree: Tree) -> bool:
         return tree.memtable.bytes >= self.lsm.write_buffer_size
 
-    def update(self, tree: Tree, writing: bool) -> None:
-        """Re-evaluate the stall state (no stall while no phase writes) and the delayed rate."""
+    def update(self, tree: Tree, writing: bool, now: float | None = None) -> None:
+        """Re-evaluate the stall state (no stall while no phase writes) and the delayed rate; note when each kind
+        of stall first began (at `now`) and why."""
         self.state = self._condition(tree) if writing else "none"
+        if self.state != "none" and self.state not in self.first and now is not None:
+            self.first[self.state] = (now, self.cause)
         self._setup_delay(tree)
 
     def _condition(self, tree: Tree) -> str:
         lsm = self.lsm
         trig = self.control.stall_count(tree)
         pending = self.pending_bytes(tree)
-        if self.memtable_full(tree) and len(tree.immutables) >= lsm.max_write_buffer_number - 1:
-            return "stop"
-        if trig >= self.stop_trigger or pending >= lsm.hard_pending_compaction_bytes_limit:
-            return "stop"
-        if self.control.rate_limit(tree) == 0:  # the policy holds writes (the design space's Full): a stop
-            return "stop"
-        unflushed = len(tree.immutables) + 1
         mwbn = lsm.max_write_buffer_number
+        if self.memtable_full(tree) and len(tree.immutables) >= mwbn - 1:
+            return self._because("stop", f"memtables: {mwbn} full (max_write_buffer_number)")
+        if trig >= self.stop_trigger:
+            return self._because("stop", f"{trig} L0 runs >= level0_stop_writes_trigger {self.stop_trigger}")
+        if pending >= lsm.hard_pending_compaction_bytes_limit:
+            return self._because("stop", f"pending compaction {pending:.3g} B >= hard_pending_compaction_bytes_limit")
+        if self.control.rate_limit(tree) == 0:  # the policy holds writes (the design space's Full): a stop
+            return self._because("stop", "the policy holds writes")
+        unflushed = len(tree.immutables) + 1
         if mwbn > 3 and unflushed >= mwbn - 1:  # RocksDB delays writes one memtable before the limit
-            return "slowdown"
-        if trig >= self.slowdown_trigger or pending >= lsm.soft_pending_compaction_bytes_limit:
-            return "slowdown"
-        return "none"
+            return self._because("slowdown", f"memtables: {unflushed} of max_write_buffer_number {mwbn} unflushed")
+        if trig >= self.slowdown_trigger:
+            return self._because(
+                "slowdown", f"{trig} L0 runs >= level0_slowdown_writes_trigger {self.slowdown_trigger}"
+            )
+        if pending >= lsm.soft_pending_compaction_bytes_limit:
+            return self._because(
+                "slowdown", f"pending compaction {pending:.3g} B >= soft_pending_compaction_bytes_limit"
+            )
+        return self._because("none", "")
+
+    def _because(self, state: str, cause: str) -> str:
+        self.cause = cause
+        return state
 
     def _setup_delay(self, tree: Tree) -> None:
         """RocksDB 7.8's delayed write rate (column_family.cc SetupDelay), re-evaluated whenever
