@@ -237,24 +237,27 @@ def stats_block(result, t: float, last_t: float) -> list[str]:
         before = ts[ts["time"] <= t + 1e-9]
         row = (before.iloc[-1] if len(before) else ts.iloc[0]).to_dict()
     s = result.summary
-    writes = float(s.get("ops_write", 0.0)) if t >= float(s.get("sim_time_s", 0.0)) - 1e-9 else None
     ingest = float((row or {}).get("user_bytes", 0.0))
+    total = float(s.get("user_bytes", 0.0))
+    at_end = t >= float(s.get("sim_time_s", 0.0)) - 1e-9
+    # writes by time t: the run's writes in the share of its user bytes ingested by then (samples carry the bytes)
+    writes = float(s.get("ops_write", 0.0)) * (1.0 if at_end or not total else min(1.0, ingest / total))
     lines = [
         "** DB Stats **",
         f"Uptime(secs): {t:.1f} total, {t - last_t:.1f} interval",
+        f"Cumulative writes: {number_human(writes)} writes, {number_human(writes)} keys, "
+        f"{number_human(writes)} commit groups, 1.0 writes per commit group, ingest: {ingest / GB:.2f} GB, "
+        f"{ingest / MB / max(t, 1e-9):.2f} MB/s",
     ]
-    if writes is not None:
-        lines.append(
-            f"Cumulative writes: {number_human(writes)} writes, {number_human(writes)} keys, "
-            f"{number_human(writes)} commit groups, 1.0 writes per commit group, ingest: {ingest / GB:.2f} GB, "
-            f"{ingest / MB / max(t, 1e-9):.2f} MB/s"
-        )
-    else:
-        lines.append(f"Cumulative writes: ingest: {ingest / GB:.2f} GB, {ingest / MB / max(t, 1e-9):.2f} MB/s")
-    stall = float(s.get("stall_stop_s", 0.0)) + float(s.get("stall_slowdown_s", 0.0)) if writes is not None else 0.0
-    hms = str(datetime.timedelta(seconds=int(stall)))
+    if at_end:  # the run's exact stall time
+        stall = float(s.get("stall_stop_s", 0.0)) + float(s.get("stall_slowdown_s", 0.0))
+    else:  # by time t: the sample intervals that ended in a stall (the samples carry the state, not its time)
+        upto = ts[ts["time"] <= t + 1e-9] if len(ts) else ts
+        dt = upto["time"].diff().fillna(upto["time"]) if len(upto) else upto
+        stall = float(dt[upto["stall"] != "none"].sum()) if len(upto) else 0.0
+    hms = f"{int(stall // 3600):02d}:{int(stall % 3600 // 60):02d}:{stall % 60:.3f}"  # as DumpDBStats prints it
     lines += [
-        f"Cumulative stall: {hms}.000 H:M:S, {100 * stall / max(t, 1e-9):.1f} percent",
+        f"Cumulative stall: {hms} H:M:S, {100 * stall / max(t, 1e-9):.1f} percent",
         "",
         "** Compaction Stats [default] **",
         HEADER,

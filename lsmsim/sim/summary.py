@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -135,7 +136,7 @@ def build_summary(
         "ended_by": ended_by,
         "level0_slowdown_writes_trigger": wc.slowdown_trigger,
         "level0_stop_writes_trigger": wc.stop_trigger,
-        **{f"first_{k}_s": wc.first[k][0] if k in wc.first else float("nan") for k in ("slowdown", "stop")},
+        **{f"first_{k}_s": wc.first[k][0] if k in wc.first else math.nan for k in ("slowdown", "stop")},
         **{f"first_{k}_cause": wc.first[k][1] if k in wc.first else "" for k in ("slowdown", "stop")},
     }
     total = 0.0
