@@ -237,6 +237,15 @@ def _children(pid: int) -> list[int]:
     return [int(x) for x in out.split()]
 
 
+def _gone(pid: int) -> bool:
+    """The process has exited (a zombie until its parent, here killed, would reap it)."""
+    psutil = pytest.importorskip("psutil")
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
 def _wait_for(cond, timeout=120.0):
     t = time.time()
     while time.time() - t < timeout:
@@ -290,13 +299,7 @@ def test_workers_die_with_the_sweep_process(tmp_path):
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
 
-    def gone(pid):
-        try:
-            return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-        except psutil.NoSuchProcess:
-            return True
-
-    assert _wait_for(lambda: all(gone(p) for p in workers), timeout=20), [p for p in workers if not gone(p)]
+    assert _wait_for(lambda: all(_gone(p) for p in workers), timeout=20), [p for p in workers if not _gone(p)]
 
 
 def test_dask_workers_die_with_the_sweep_process(tmp_path):
@@ -319,13 +322,7 @@ def test_dask_workers_die_with_the_sweep_process(tmp_path):
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
 
-    def gone(pid):
-        try:
-            return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-        except psutil.NoSuchProcess:
-            return True
-
-    assert _wait_for(lambda: all(gone(p) for p in family), timeout=20), [p for p in family if not gone(p)]
+    assert _wait_for(lambda: all(_gone(p) for p in family), timeout=20), [p for p in family if not _gone(p)]
 
 
 def test_a_killed_worker_is_replaced_and_its_point_retried(tmp_path):

@@ -11,7 +11,6 @@ _EPILOG = "Config reference: `lsmsim config` (docs/config-reference.md)."
 def _cmd_import(args) -> int:
     import yaml
 
-    from ..atomic import atomic_write
     from ..loading import load_config
     from .options_file import read_options, to_config
 
@@ -35,24 +34,24 @@ def _cmd_import(args) -> int:
         f"# imported from {args.options} by lsmsim import: the options lsmsim models; the workload is not in an\n"
         "# OPTIONS file (db_bench fillrandom of 1M keys unless --workload gave one)\n"
     )
-    text = head + yaml.safe_dump(cfg, sort_keys=False)
-    if args.out:
-        atomic_write(Path(args.out), lambda tmp: Path(tmp).write_text(text))
-        print(f"config written to {args.out}")
-    else:
-        sys.stdout.write(text)
-    return 0
+    return _write_or_print(head + yaml.safe_dump(cfg, sort_keys=False), args.out, "config")
 
 
 def _cmd_export(args) -> int:
-    from ..atomic import atomic_write
     from ..loading import load_config
     from .options_file import from_config
 
     text = from_config(load_config(args.config, args.set or []))
-    if args.out:
-        atomic_write(Path(args.out), lambda tmp: Path(tmp).write_text(text))
-        print(f"RocksDB options written to {args.out} (db_bench --options_file={args.out})")
+    return _write_or_print(text, args.out, "RocksDB options", f" (db_bench --options_file={args.out})")
+
+
+def _write_or_print(text: str, out: str | None, what: str, hint: str = "") -> int:
+    """`text` into the file `out` (atomically), or to stdout without one."""
+    from ..atomic import atomic_write
+
+    if out:
+        atomic_write(Path(out), lambda tmp: Path(tmp).write_text(text))
+        print(f"{what} written to {out}{hint}")
     else:
         sys.stdout.write(text)
     return 0
