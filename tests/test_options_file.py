@@ -81,6 +81,8 @@ def test_round_trip_through_db_bench(real, tmp_path):
         conf = tmp_path / f"{kind}.yaml"
         r = cli("import", str(options_of(real / kind)), "-o", str(conf))
         assert r.returncode == 0, r.stderr
+        assert 'mapped       [CFOptions "default"] write_buffer_size' in r.stdout
+        assert "ignored (not modelled" in r.stdout and "paranoid_checks" in r.stdout  # each ignored option named
         r = cli("run", str(conf), "--set", "workload.num=20000", "-q")
         assert r.returncode == 0 and "compactions" in r.stdout, r.stderr
         exported = tmp_path / f"{kind}.ini"

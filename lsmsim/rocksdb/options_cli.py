@@ -28,6 +28,11 @@ def _cmd_import(args) -> int:
     if args.verbose:
         for name, value in rep.ignored:
             print(f"  ignored      {name} = {value}  (not modelled; no effect on what lsmsim models)")
+    elif rep.ignored:
+        import textwrap
+
+        names = ", ".join(name.split("] ", 1)[-1] for name, _ in rep.ignored)
+        print(textwrap.fill(f"ignored (not modelled; -v for their values): {names}", 110, subsequent_indent="  "))
     for name, value, why in rep.unsupported:
         print(f"lsmsim: warning: {name} = {value}: {why}; the config runs without it", file=sys.stderr)
     head = (
@@ -63,13 +68,13 @@ def add_parsers(sub) -> None:
         help="a RocksDB OPTIONS file as an lsmsim config",
         description="Read a RocksDB OPTIONS-NNNNNN file (any database directory holds one) and write the lsmsim "
         "config it maps to: print which options were mapped, warn about each one set to something lsmsim does "
-        "not model, and (with -v) list the ones ignored.",
+        "not model, and list the ones ignored (with -v, their values).",
         epilog=_EPILOG,
     )
     im.add_argument("options", help="a RocksDB OPTIONS file")
     im.add_argument("-o", "--out", metavar="FILE", help="write the config YAML here (default: print it)")
     im.add_argument("--workload", metavar="YAML", help="take the `workload:` section of this config")
-    im.add_argument("-v", "--verbose", action="store_true", help="also list the options ignored")
+    im.add_argument("-v", "--verbose", action="store_true", help="list the options ignored one a line, with values")
     im.set_defaults(func=_cmd_import)
     ex = sub.add_parser(
         "export",
