@@ -16,34 +16,19 @@ import shlex
 from typing import Any
 
 from ..errors import ConfigError
+from ..sweeps.spec import set_path
+from .options_file import COMPACTION_PRI as ROCKSDB_PRI
+from .options_file import LEVELED, LSM, bg_job_limits, option_value
 
-# flag -> (lsmsim path, kind); kind: int, float, bool, or a callable of the text
-OPTION_FLAGS: dict[str, tuple[str, Any]] = {
-    "write_buffer_size": ("lsm.write_buffer_size", int),
-    "max_write_buffer_number": ("lsm.max_write_buffer_number", int),
-    "cache_size": ("lsm.block_cache_size", int),
-    "block_size": ("lsm.block_size", int),
-    "cache_index_and_filter_blocks": ("lsm.cache_index_and_filter_blocks", bool),
-    "use_direct_reads": ("lsm.use_direct_reads", bool),
-    "use_direct_io_for_flush_and_compaction": ("lsm.use_direct_io_for_flush_and_compaction", bool),
-    "level0_slowdown_writes_trigger": ("lsm.level0_slowdown_writes_trigger", int),
-    "level0_stop_writes_trigger": ("lsm.level0_stop_writes_trigger", int),
-    "soft_pending_compaction_bytes_limit": ("lsm.soft_pending_compaction_bytes_limit", int),
-    "hard_pending_compaction_bytes_limit": ("lsm.hard_pending_compaction_bytes_limit", int),
-    "delayed_write_rate": ("lsm.delayed_write_rate", int),
-    "num": ("workload.num", int),
-    "key_size": ("workload.key_size", int),
-    "value_size": ("workload.value_size", int),
-    "seed": ("seed", int),
-}
-LEVELED_FLAGS = {
-    "num_levels": int,
-    "level0_file_num_compaction_trigger": int,
-    "max_bytes_for_level_base": int,
-    "max_bytes_for_level_multiplier": float,
-    "target_file_size_base": int,
-    "target_file_size_multiplier": int,
-    "level_compaction_dynamic_level_bytes": bool,
+# flag -> lsmsim path: db_bench's flags share the names of RocksDB's options (options_file.py maps those), plus
+# db_bench's own
+OPTION_FLAGS: dict[str, str] = {
+    **{name: path for (_, name), path in LSM.items()},
+    "cache_size": "lsm.block_cache_size",
+    "num": "workload.num",
+    "key_size": "workload.key_size",
+    "value_size": "workload.value_size",
+    "seed": "seed",
 }
 UNIVERSAL_FLAGS = {
     "universal_size_ratio": "size_ratio",
@@ -51,13 +36,7 @@ UNIVERSAL_FLAGS = {
     "universal_max_merge_width": "max_merge_width",
     "universal_max_size_amplification_percent": "max_size_amplification_percent",
 }
-COMPACTION_PRI = [
-    "by_compensated_size",
-    "oldest_largest_seq_first",
-    "oldest_smallest_seq_first",
-    "min_overlapping_ratio",
-    "round_robin",
-]  # db_bench's --compaction_pri: the enum's value
+COMPACTION_PRI = list(ROCKSDB_PRI.values())  # db_bench's --compaction_pri is the enum's value, in this order
 WORKLOAD_FLAGS = {
     "benchmarks",
     "reads",
@@ -121,8 +100,11 @@ def _flags(args: str) -> dict[str, str]:
     return out
 
 
-def _convert(name: str, text: str, kind) -> Any:
+def _convert(name: str, text: str, kind=None) -> Any:
+    """A flag's text as `kind` (int, float, bool), or, without one, as an option's number or boolean."""
     try:
+        if kind is None:
+            return option_value(text)
         if kind is bool:
             if text.lower() not in ("true", "false", "1", "0"):
                 raise ValueError
@@ -132,14 +114,6 @@ def _convert(name: str, text: str, kind) -> Any:
         raise ConfigError(
             "--dbbench", [(f"--{name}", f"expected {getattr(kind, '__name__', 'a value')}, got {text!r}")]
         ) from None
-
-
-def _put(cfg: dict, path: str, value: Any) -> None:
-    node = cfg
-    *parents, leaf = path.split(".")
-    for p in parents:
-        node = node.setdefault(p, {})
-    node[leaf] = value
 
 
 def _phases(f: dict[str, str], num: int, unsupported: list) -> list[dict]:
@@ -197,15 +171,15 @@ def dbbench_config(args: str) -> tuple[dict, list[tuple[str, str]]]:
     f = _flags(args)
     unsupported: list[tuple[str, str]] = []
     cfg: dict[str, Any] = {"name": "db_bench"}
-    for name, (path, kind) in OPTION_FLAGS.items():
+    for name, path in OPTION_FLAGS.items():
         if name in f:
-            _put(cfg, path, _convert(name, f[name], kind))
+            set_path(cfg, path, _convert(name, f[name]))
     num = cfg.get("workload", {}).get("num", 1_000_000)
-    _put(cfg, "workload.num", num)
+    set_path(cfg, "workload.num", num)
     cfg["workload"]["phases"] = _phases(f, num, unsupported)
     bits = _convert("bloom_bits", f.get("bloom_bits", "-1"), float)
-    _put(cfg, "lsm.bloom_bits_per_key", max(0.0, bits))  # db_bench: -1, no filter
-    _put(cfg, "lsm.wal", not _convert("disable_wal", f.get("disable_wal", "false"), bool))
+    set_path(cfg, "lsm.bloom_bits_per_key", max(0.0, bits))  # db_bench: -1, no filter
+    set_path(cfg, "lsm.wal", not _convert("disable_wal", f.get("disable_wal", "false"), bool))
     if f.get("compression_type", "snappy") != "none":
         unsupported.append(
             (
@@ -221,15 +195,14 @@ def dbbench_config(args: str) -> tuple[dict, list[tuple[str, str]]]:
             ("max_background_compactions", "-1"),
         )
     )
-    if fl == -1 and co == -1:  # DBImpl::GetBGJobLimits
-        fl, co = max(1, jobs // 4), max(1, jobs - max(1, jobs // 4))
-    _put(cfg, "machine.threads", {"flush": max(1, fl), "compaction": max(1, co)})
+    fl, co = bg_job_limits(jobs, fl, co)
+    set_path(cfg, "machine.threads", {"flush": fl, "compaction": co})
     style = _convert("compaction_style", f.get("compaction_style", "0"), int)
     if style == 0:
         cfg["policy"] = {"name": "leveled"}
-        for name, kind in LEVELED_FLAGS.items():
+        for name in LEVELED:
             if name in f:
-                cfg["policy"][name] = _convert(name, f[name], kind)
+                cfg["policy"][name] = _convert(name, f[name])
         if "compaction_pri" in f:
             pri = _convert("compaction_pri", f["compaction_pri"], int)
             if not 0 <= pri < len(COMPACTION_PRI):
@@ -247,7 +220,7 @@ def dbbench_config(args: str) -> tuple[dict, list[tuple[str, str]]]:
                 cfg["policy"][name] = _convert(flag, f[flag], float if name == "size_ratio" else int)
     else:
         raise ConfigError("--dbbench", [("--compaction_style", f"{style}: lsmsim runs 0 (level) and 1 (universal)")])
-    known = set(OPTION_FLAGS) | set(LEVELED_FLAGS) | set(UNIVERSAL_FLAGS) | WORKLOAD_FLAGS | IGNORED
+    known = set(OPTION_FLAGS) | set(LEVELED) | set(UNIVERSAL_FLAGS) | WORKLOAD_FLAGS | IGNORED
     unsupported += [(f"--{name}", "not a flag lsmsim maps") for name in f if name not in known]
     return cfg, unsupported
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..loading import read_config_text
+from ..sweeps.spec import set_path
 
 ROCKSDB_VERSION = "7.8.3"  # Debian's librocksdb / rocksdb-tools, whose db_bench the tests load exported files with
 
@@ -148,20 +149,34 @@ def _struct(text: str) -> dict[str, str]:
     return dict(p.split("=", 1) for p in body.split(";") if "=" in p)
 
 
-def _value(opts: OptionsFile, section: str, name: str, text: str) -> Any:
-    """An option's text as the number or boolean lsmsim takes (a ConfigError naming it otherwise)."""
-    if text in ("true", "false"):
-        return text == "true"
+def option_value(text: str) -> Any:
+    """An option's text as the number or boolean lsmsim takes (ValueError otherwise): RocksDB's OPTIONS files and
+    db_bench's flags spell them alike."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
     try:
         return int(text)
     except ValueError:
-        pass
-    try:
         return float(text)
+
+
+def _value(opts: OptionsFile, section: str, name: str, text: str) -> Any:
+    try:
+        return option_value(text)
     except ValueError:
         raise ConfigError(
             opts.path, [(f"[{section}] {name}", f"expected a number or true/false, got {text!r}")]
         ) from None
+
+
+def bg_job_limits(jobs: int, flushes: int, compactions: int) -> tuple[int, int]:
+    """(flush, compaction) threads of RocksDB's DBImpl::GetBGJobLimits (db/db_impl/db_impl_compaction_flush.cc):
+    with max_background_flushes and max_background_compactions both -1, a quarter of max_background_jobs (at
+    least one) flushes and the rest compact; otherwise each as given, at least one."""
+    if flushes == -1 and compactions == -1:
+        flushes = max(1, jobs // 4)
+        compactions = max(1, jobs - flushes)
+    return max(1, flushes), max(1, compactions)
 
 
 def _bloom_bits(opts: OptionsFile, text: str) -> float:
@@ -184,11 +199,7 @@ class _Importer:
         self.used: set[tuple[str, str]] = set()
 
     def put(self, path: str, value: Any, section: str, name: str, shown: str | None = None) -> None:
-        node = self.cfg
-        *parents, leaf = path.split(".")
-        for p in parents:
-            node = node.setdefault(p, {})
-        node[leaf] = value
+        set_path(self.cfg, path, value)
         text = shown if shown is not None else self.opts.get(section, name) or ""
         self.rep.mapped.append((f"[{section}] {name}", text, path))
         self.used.add((section, name.split(".")[0]))
@@ -208,10 +219,8 @@ class _Importer:
     def threads(self) -> None:
         opts = self.opts
         jobs, flushes, compactions = (int(_value(opts, DB, k, opts.get(DB, k) or "-1")) for k in THREADS)
-        if flushes == -1 and compactions == -1 and jobs > 0:  # DBImpl::GetBGJobLimits
-            flushes = max(1, jobs // 4)
-            compactions = max(1, jobs - flushes)
-        threads = {"flush": max(1, flushes), "compaction": max(1, compactions)}
+        flushes, compactions = bg_job_limits(max(jobs, 1), flushes, compactions)
+        threads = {"flush": flushes, "compaction": compactions}
         self.put(
             "machine.threads", threads, DB, "max_background_jobs", f"{jobs} ({flushes} flush, {compactions} compaction)"
         )
@@ -353,4 +362,13 @@ def from_config(config) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["OptionsFile", "ImportReport", "parse_options", "read_options", "to_config", "from_config"]
+__all__ = [
+    "OptionsFile",
+    "ImportReport",
+    "parse_options",
+    "read_options",
+    "to_config",
+    "from_config",
+    "option_value",
+    "bg_job_limits",
+]
