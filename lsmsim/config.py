@@ -162,6 +162,50 @@ def auto_entries_per_sample(num_keys: int, entries_per_memtable: float) -> int:
     return e
 
 
+class TreeLevelConfig(Section):
+    """One level of `lsm.initial_tree`: its sorted runs, all of one size."""
+
+    runs: int = Field(ge=0, le=100_000)
+    run_size: Bytes | None = Field(
+        None,
+        gt=0,
+        description="Bytes of each run. Omit it (and run_share) on one level, usually the last: its runs share the "
+        "keys of the key space the other levels leave.",
+    )
+    run_share: float | None = Field(
+        None,
+        gt=0,
+        le=1,
+        description="Each run's share of the key space workload.num, instead of run_size (a shape that scales).",
+    )
+
+    @model_validator(mode="after")
+    def _one_size(self):
+        if self.run_size is not None and self.run_share is not None:
+            raise ValueError("give run_size or run_share, not both")
+        return self
+
+    def entries(self, num: int, entry_bytes: float) -> int | None:
+        """Entries of each run (None: the level takes the rest)."""
+        if self.run_share is not None:
+            return round(self.run_share * num)
+        return None if self.run_size is None else round(self.run_size / entry_bytes)
+
+
+class InitialTreeConfig(Section):
+    """A static tree the run starts from, built before the first phase without flushes or compactions (EcoTune
+    SIGMOD'25 §4.1 measures queries on such shapes: `policy.name: static` keeps it as built). Each key is in one
+    run; the runs' keys are spread evenly at random over the key space, deeper levels older (workloads/initial_tree.py)."""
+
+    levels: list[TreeLevelConfig] = Field(min_length=1, description="Level 0 first.")
+    file_size: Bytes = Field(units.parse_size("64MiB"), gt=0, description="Runs are cut into files of this size.")
+    keys: Literal["uniform", "normal"] = Field(
+        "uniform",
+        description="Which keys of the key space `workload.num` the tree holds when its runs hold fewer: uniform, or "
+        "clustered with the density of workload keys' normal (mean 0.5, stddev 0.1 of the key space).",
+    )
+
+
 class LsmConfig(Section):
     write_buffer_size: Bytes = Field(units.parse_size("64MiB"), gt=0)
     max_write_buffer_number: int = Field(2, ge=2)
@@ -187,6 +231,14 @@ class LsmConfig(Section):
         le=1,
         description="A range filter per run (EcoTune's SNARF): a scan seeks only runs "
         "holding keys of its range, plus false positives at this rate.",
+    )
+    range_filter_point_fpr: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="The range filter also answers point gets, at this false-positive rate, in place of the Bloom "
+        "filter (SNARF does: a point is a range of length 0, which covers fewer of its bits than a scan's range). "
+        "None: gets use the Bloom filter (bloom_bits_per_key).",
     )
     block_cache_size: Bytes = units.parse_size("8MiB")
     cache_index_and_filter_blocks: bool = Field(
@@ -219,6 +271,9 @@ class LsmConfig(Section):
     soft_pending_compaction_bytes_limit: Bytes = units.parse_size("64GiB")
     hard_pending_compaction_bytes_limit: Bytes = units.parse_size("256GiB")
     delayed_write_rate: Bandwidth = units.parse_bandwidth("16MiB/s")
+    initial_tree: InitialTreeConfig | None = Field(
+        None, description="Start from this static tree instead of an empty one (EcoTune's Fig. 3 shapes)."
+    )
 
     @model_validator(mode="after")
     def _eps_positive(self):
@@ -313,6 +368,28 @@ class Config(Section):
             w = self.workload
             entry = w.key_size + w.value_size + self.lsm.memtable_entry_overhead
             self.lsm.entries_per_sample = auto_entries_per_sample(w.num, self.lsm.write_buffer_size / entry)
+        return self
+
+    @model_validator(mode="after")
+    def _initial_tree_fits(self):
+        """`lsm.initial_tree` holds at most the key space's keys, and at most one level's runs take the rest."""
+        t = self.lsm.initial_tree
+        if t is None:
+            return self
+        w = self.workload
+        entry = w.key_size + w.value_size + self.lsm.entry_overhead
+        rest = [i for i, lv in enumerate(t.levels) if lv.entries(w.num, entry) is None and lv.runs]
+        if len(rest) > 1:
+            raise ValueError(
+                f"lsm.initial_tree.levels[{rest[1]}].run_size: give a size; only one level (levels[{rest[0]}]) "
+                "may take the keys the others leave"
+            )
+        given = sum(lv.runs * (lv.entries(w.num, entry) or 0) for lv in t.levels)
+        if given > w.num:
+            raise ValueError(
+                f"lsm.initial_tree: its runs hold {given:,} entries of {entry} bytes, more than the key space "
+                f"workload.num = {w.num:,}"
+            )
         return self
 
     @model_validator(mode="after")

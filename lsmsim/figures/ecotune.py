@@ -1,5 +1,6 @@
-"""EcoTune SIGMOD'25 figures (§5): query throughput vs long-range ratio (Figs. 7, 8), latency vs
-arrival rate (Fig. 9), throughput vs write speed (Fig. 10c/d) and the YCSB table (Table 9)."""
+"""EcoTune SIGMOD'25 figures: query speed and I/Os on static shapes (§4.1, Fig. 3, Table 3); query throughput vs
+long-range ratio (Figs. 7, 8), latency vs arrival rate (Fig. 9), throughput vs write speed (Fig. 10c/d), the YCSB
+table (Table 9) and the solved layouts (Tables 5-8)."""
 
 from __future__ import annotations
 
@@ -200,3 +201,88 @@ def table9(res):
         ax.grid(alpha=0.3, axis="y")
     fig.tight_layout()
     return fig, df.sort_values(["device", "policy"])
+
+
+# ---------------------------------------------------------------- §4.1: static shapes (Fig. 3, Table 3)
+SHAPES = ["Bush", "1L", "2L", "3L"]
+QUERY_TYPES = {"get": "Get", "seek": "Seek", "short_scan": "Short scan", "long_scan": "Long scan"}
+# Table 3 as printed: I/Os per query (no long-scan row)
+PAPER_TABLE3 = {
+    "get": {"Bush": 1.06, "1L": 1.009, "2L": 1.007, "3L": 1.003},
+    "seek": {"Bush": 1.08, "1L": 1.03, "2L": 1.02, "3L": 1.01},
+    "short_scan": {"Bush": 1.11, "1L": 1.07, "2L": 1.07, "3L": 1.07},
+}
+
+
+def _shape_table(res) -> pd.DataFrame:
+    """One row per shape, device and query type: throughput, I/Os per query and the paper's."""
+    t = res.table
+    rows = []
+    for _, r in t.iterrows():
+        for q, label in QUERY_TYPES.items():
+            paper = PAPER_TABLE3.get(q, {}).get(r["variant"])
+            io = r.get(f"phase_{q}_pages_per_query")
+            rows.append(
+                {
+                    "shape": r["variant"],
+                    "device": _device(r["device.preset"]),
+                    "query": label,
+                    "sorted_runs": r["sorted_runs"],
+                    "kops": r[f"phase_{q}_ops_per_s"] / 1e3,
+                    "ios_per_query": io,
+                    "paper_ios_per_query": paper,
+                    # the per-run false-positive rate the paper's I/Os imply on this shape: a Get of a last-level
+                    # key (or a Seek) passes every other run's filter
+                    "paper_implied_fpr": (paper - 1.0) / (r["sorted_runs"] - 1) if paper and q != "short_scan" else None,
+                }
+            )
+    df = pd.DataFrame(rows)
+    df["shape"] = pd.Categorical(df["shape"], SHAPES, ordered=True)
+    df["query"] = pd.Categorical(df["query"], list(QUERY_TYPES.values()), ordered=True)
+    return df.sort_values(["device", "query", "shape"]).reset_index(drop=True)
+
+
+@figure(
+    "ecotune-fig3",
+    "EcoTune Fig. 3: single-thread query speed on static shapes (Bush, 1L, 2L, 3L)",
+    "ecotune/fig3.yaml",
+    "SIGMOD'25 §4.1, Fig. 3",
+)
+def fig3(res):
+    df = _shape_table(res)
+    fig = Figure(figsize=(11, 3.8))
+    axes = fig.subplots(1, 2)
+    for ax, dev, title in zip(axes, ("nvme", "optane"), ("(a) NVMe (D7-P5620)", "(b) Optane (P5800X)")):
+        p = df[df["device"] == dev].pivot_table(index="query", columns="shape", values="kops", observed=True)
+        p.plot.bar(ax=ax, rot=0, logy=True)
+        ax.set_title(title)
+        ax.set_ylabel("query throughput, 1 thread (KOPS)")
+        ax.set_xlabel("")
+        ax.grid(alpha=0.3, axis="y")
+    fig.tight_layout()
+    return fig, df[["device", "query", "shape", "sorted_runs", "kops", "ios_per_query"]]
+
+
+@figure(
+    "ecotune-table3",
+    "EcoTune Table 3: I/Os per query on static shapes, lsmsim beside the paper",
+    "ecotune/fig3.yaml",
+    "SIGMOD'25 §4.1, Table 3",
+)
+def table3(res):
+    df = _shape_table(res)
+    df = df[(df["device"] == "nvme") & df["query"].isin([QUERY_TYPES[q] for q in PAPER_TABLE3])]
+    fig = Figure(figsize=(11, 3.8))
+    axes = fig.subplots(1, 3)
+    for ax, (q, label) in zip(axes, ((q, QUERY_TYPES[q]) for q in PAPER_TABLE3)):
+        g = df[df["query"] == label].set_index("shape")[["ios_per_query", "paper_ios_per_query"]]
+        g.columns = ["lsmsim", "paper"]
+        g.plot.bar(ax=ax, rot=0)
+        ax.set_ylim(0.98, max(1.13, float(g.max().max()) + 0.01))
+        ax.set_title(label)
+        ax.set_ylabel("I/Os per query")
+        ax.set_xlabel("")
+        ax.grid(alpha=0.3, axis="y")
+    fig.tight_layout()
+    cols = ["query", "shape", "sorted_runs", "ios_per_query", "paper_ios_per_query", "paper_implied_fpr"]
+    return fig, df[cols].reset_index(drop=True)

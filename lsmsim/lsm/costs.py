@@ -3,7 +3,8 @@
 Costs follow from the tree state (docs/design.md "The tree"):
 - point get (existing key) = memtable probe + a filter probe per run it passes + for each run before
   the one holding the key, FPR x (index search + block read), then one block read where it is found;
-  the key's newest version is in run j with probability (entries in j / all entries);
+  the key's newest version is in run j with probability (entries in j / all entries), or, for a phase's
+  `get_from: last_level`, in the last level (EcoTune §4.1: Get I/O = 1 + the FPRs of every run above);
 - point get (empty key) = a filter probe per run + FPR x (index search + block read) per run;
 - range scan (Seek + K Next) = a seek per run (index search + one block read) + the blocks that the
   K keys occupy in each run: K * p_j / entries-per-block, with p_j the run's share of the data
@@ -93,6 +94,7 @@ def build_costs(
     page_cache: float = 0.0,
     sequential_writes: bool = False,
     mix: dict[str, float] | None = None,
+    get_last_level: bool = False,
 ) -> CostTable:
     """Evaluate every operation's cost on the current tree (called when the tree changes).
 
@@ -112,7 +114,9 @@ def build_costs(
     run_entries = np.array([s[1] for s in stats], float)
 
     # ---- what each operation does, before the caches: (CPU seconds, block accesses per run)
-    fpr = bloom_fpr(lsm.bloom_bits_per_key)
+    # a point filter per run: Bloom, or the range filter when it answers gets too (SNARF, EcoTune §5.1)
+    point = lsm.range_filter_point_fpr
+    fpr = point if point is not None else bloom_fpr(lsm.bloom_bits_per_key)
     entry_bytes = run_bytes / np.maximum(run_entries, 1)
     epb = np.maximum(1.0, lsm.block_size / np.maximum(entry_bytes, 1.0))  # entries per block
     share = run_entries / run_entries.sum() if n and run_entries.sum() > 0 else np.zeros(n)
@@ -127,10 +131,15 @@ def build_costs(
         fprs.copy(),
     )
     meta["get_empty"] = ((~indexed).astype(float), fprs.copy())
-    # existing get: found in run j with probability share_j, runs before it are false positives
-    before = np.cumsum(np.concatenate([[0.0], share[:-1]])) if n else np.zeros(0)
+    # existing get: found in run j with probability found_j (its share, or of the last level's), runs before it
+    # are false positives
+    found = share
+    if get_last_level and n:
+        found = np.where(run_level == run_level.max(), run_entries, 0.0)
+        found = found / found.sum() if found.sum() > 0 else share
+    before = np.cumsum(np.concatenate([[0.0], found[:-1]])) if n else np.zeros(0)
     passed = 1.0 - before  # probability the get reaches run j
-    blocks = share + (passed - share).clip(0) * fprs  # the hit + false positives of runs passed
+    blocks = found + (passed - found).clip(0) * fprs  # the hit + false positives of runs passed
     probes = float(passed[~indexed].sum()) + (1.0 if indexed.any() else 0.0)
     work["get"] = (
         cpu.get_base + cpu.get_found + probes * cpu.filter_probe + blocks.sum() * (cpu.index_search + cpu.block_decode),

@@ -1,17 +1,15 @@
 """The simulation kernel: SimPy drives background events; the foreground is a fluid in between.
 
-Between two events the tree and the set of running jobs are constant, so every flow's rate is
-constant: the kernel solves the sharing problem (`sharing.solve`), finds the earliest next event
-(a job finishing, the memtable filling, a phase ending, a metric sample), advances every flow to it
-in closed form, then handles the event. The number of steps grows with flushes and compactions,
-not with operations (docs/design.md "Time"). In op mode (`sim.mode: op`) each client thread is a
-SimPy process that executes one operation per event, using the same costs and sharing; tests check
+Between two events the tree and the set of running jobs are constant, so every flow's rate is constant: the kernel
+solves the sharing problem (`sharing.solve`), finds the earliest next event (a job finishing, the memtable filling, a
+phase ending, a metric sample), advances every flow to it in closed form, then handles the event. The number of steps
+grows with flushes and compactions, not with operations (docs/design.md "Time"). In op mode (`sim.mode: op`) each
+client thread is a SimPy process that executes one operation per event, using the same costs and sharing; tests check
 that both modes agree.
 
-The kernel owns the event loop and the jobs; its parts each do one job: `PhaseCursor` (phases.py),
-`WriteController` (write_controller.py, RocksDB's stalls), the foreground groups and their latency
-(foreground.py), `Counters` (counters.py), `Recorder` (recorder.py), and `SimView` (view.py), the
-read-only view every policy call receives.
+The kernel owns the event loop and the jobs; its parts each do one job: `PhaseCursor` (phases.py), `WriteController`
+(write_controller.py, RocksDB's stalls), the foreground groups and their latency (foreground.py), `Counters`
+(counters.py), `Recorder` (recorder.py), and `SimView` (view.py), the read-only view every policy call receives.
 """
 
 from __future__ import annotations
@@ -32,6 +30,7 @@ from ..lsm.tree import Tree
 from ..policies import make_policy
 from ..tolerances import COUNT_EPS, ROUND_EPS, TIME_EPS
 from ..workloads.generator import WriteStream
+from ..workloads.initial_tree import start_tree
 from ..workloads.presets import resolve_phases
 from . import limits
 from .background import Background, IOBatch
@@ -78,7 +77,7 @@ class Simulation:
         self.jobs = jobs  # the running flush and compaction jobs (Background starts and finishes them)
         self.progress = progress
         self.io_rank: dict[str, int] = {c: i for i, c in enumerate(cfg.machine.io_priority)}
-        self.seq = 1  # next sequence number
+        self.seq = start_tree(self.tree, self.live, cfg)  # next sequence number (after lsm.initial_tree's)
         self.inserts = 0  # writes issued (cursor for sequential/latest keys)
         self.write_carry = 0.0
         self.waiting = False  # a phase ended and waits for the background (wait_for_compactions)
@@ -200,6 +199,7 @@ class Simulation:
                 page_cache_bytes(self.cfg.machine.memory, self.cfg.lsm),
                 p.keys.distribution == "sequential",
                 {op: getattr(p.mix, op) for op in ("get", "get_empty", "short_scan", "long_scan")},
+                get_last_level=p.get_from == "last_level",
             )
             self._costs_version, self._costs_phase = epoch, p
         return costs

@@ -97,7 +97,7 @@ class Recorder:
         self.phases: list[dict] = []  # one row per finished phase
         self.events: list[dict] = []  # a run that ended at a limit: its `limits.event_row`
         self.ended_by: str | None = None  # None, or the limit that ended the run (limits.DISK_FULL, OPEN_FILES)
-        self._phase_start = None  # (name, time, ops, measure, (gets, empty gets, their device pages)) of the phase
+        self._phase_start = None  # (name, time, ops, measure, (gets, empty gets, their pages, reads, their pages)) of the phase
         self._phase_lookups = LatencyHistogram()  # point lookups (get, get_empty) of the current phase
 
     # ------------------------------------------------------------------ during the run
@@ -112,12 +112,19 @@ class Recorder:
         """Close the current phase's row (throughput by phase: ARCE Fig. 9's table) and open the next."""
         n = self.counters
         ops = sum(n.ops.values())
-        point = (n.ops["get"], n.ops["get_empty"], n.read_pages["get"] + n.read_pages["get_empty"])
+        reads = ("get", "get_empty", "short_scan", "long_scan")
+        point = (
+            n.ops["get"],
+            n.ops["get_empty"],
+            n.read_pages["get"] + n.read_pages["get_empty"],
+            sum(n.ops[op] for op in reads),
+            sum(n.read_pages[op] for op in reads),
+        )
         now = self.clock.now
         if self._phase_start is not None:
             name, t0, ops0, measure, point0 = self._phase_start
             dt = now - t0
-            gets, empty, pages = (a - b for a, b in zip(point, point0))
+            gets, empty, pages, queries, query_pages = (a - b for a, b in zip(point, point0))
             lookups = self._phase_lookups.row()
             self.phases.append(
                 {
@@ -131,6 +138,8 @@ class Recorder:
                     # (Sarkar et al. PVLDB'21 §4.2's read amplification)
                     "read_amp": pages / gets if gets > 0 else float("nan"),
                     "pages_per_lookup": pages / (gets + empty) if gets + empty > 0 else float("nan"),
+                    # device pages per read of any kind (gets, scans): EcoTune Table 3's I/Os per query
+                    "pages_per_query": query_pages / queries if queries > 0 else float("nan"),
                     "lookup_mean_s": lookups["mean_s"],
                     "lookup_p90_s": lookups["p90_s"],
                 }
@@ -418,6 +427,8 @@ class Recorder:
         for row in self.phases:
             if row["measure"]:
                 summary[f"phase_{row['phase']}_ops_per_s"] = float(row["ops_per_s"])
+                if not math.isnan(row["pages_per_query"]):
+                    summary[f"phase_{row['phase']}_pages_per_query"] = float(row["pages_per_query"])
                 if not math.isnan(row["pages_per_lookup"]):  # a phase of point lookups
                     for key in ("read_amp", "pages_per_lookup", "lookup_mean_s", "lookup_p90_s"):
                         summary[f"phase_{row['phase']}_{key}"] = float(row[key])

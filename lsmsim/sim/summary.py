@@ -83,6 +83,7 @@ SUMMARY_DOC = {
     "read_amp_point": "device pages point lookups (get, get_empty) read / lookups that found their key: read "
     "amplification over the ideal of one page per found key (Sarkar et al. PVLDB'21 §4.2)",
     "phase_<name>_ops_per_s": "throughput of a measured phase",
+    "phase_<name>_pages_per_query": "a measured phase with reads: device pages per read operation (EcoTune Table 3)",
     "phase_<name>_read_amp / _pages_per_lookup / _lookup_mean_s / _lookup_p90_s": "a measured phase of point "
     "lookups: read_amp_point, device pages per lookup, and the lookups' mean and P90 latency",
     "page_cache_hit_ratio / page_cache_hit_ratio_L<i>": "block-cache misses served by the OS page cache "

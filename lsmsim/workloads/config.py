@@ -141,7 +141,17 @@ class PhaseConfig(Section):
         description="Long scans' length as a share of the key space `num` (Sarkar et al.'s range-lookup "
         "selectivity); sets scan_length.",
     )
-    short_scan_length: int = Field(5, ge=1)
+    short_scan_length: float = Field(
+        5,
+        ge=1,
+        description="Keys a short scan returns: Seek + (n - 1) Next, or the mean number of keys in a closed range "
+        "(EcoTune's short scans over a key range of length 100 hold 1 to 4; fractional means allowed).",
+    )
+    get_from: Literal["any", "last_level"] = Field(
+        "any",
+        description="Which run a get finds its key in: any (each run by its share of the entries), or the last "
+        "level (EcoTune §4.1's worst case: every filter above it is probed).",
+    )
     measure: bool = Field(True, description="Count this phase in throughput and latency (false for loads).")
     wait_for_compactions: bool = Field(
         False,
