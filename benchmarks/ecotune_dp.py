@@ -8,7 +8,7 @@ and each R, times `solve` (numba, after one warm-up call compiles it; best of --
 `solve_reference` (lru_cache Python; once, only for R <= --reference-max-R, and skipped for larger
 R once one R took longer than --reference-timeout). Checks that both return the same score.
 Parameters are the paper's setting (C = 3) with the T_w, T_c, beta and r measured in the
-simulator (experiments/ecotune/tables.py).
+simulator (`lsmsim figures --only ecotune-tables5-8`).
 Goals (issue 4): Algorithm 2 at R = 29 in <= 1 ms and at R = 60 in <= 50 ms, and >= 50x faster
 than the Python reference (the paper reports under 1 s). It prints figures; it is not a test.
 """

@@ -57,6 +57,17 @@ def test_global_compaction_every_r_tmcs():
     assert sim.policy.rounds[1]["T_w"] != pytest.approx(1.0, rel=1e-6)
 
 
+def test_summary_reports_the_last_rounds_schedule():
+    """The run summary carries the last round's DP inputs and MLCs (ecotune-tables5-8 reads them from sweeps)."""
+    sim, r = _run()
+    last = sim.policy.rounds[-1]
+    s = r.summary
+    assert s["policy_rounds"] == len(sim.policy.rounds) >= 3
+    assert s["policy_last_round_T_w"] == pytest.approx(last["T_w"]) and s["policy_last_round_beta"] == last["beta"]
+    merges = [tuple(int(x) for x in m.replace(":", "-").split("-")) for m in s["policy_last_round_merges"].split(";")]
+    assert merges == last["merges"] and merges
+
+
 def test_lower_long_scan_ratio_means_a_lazier_schedule():
     merged = {}
     for r in (0.1, 0.9):

@@ -286,3 +286,67 @@ def table3(res):
     fig.tight_layout()
     cols = ["query", "shape", "sorted_runs", "ios_per_query", "paper_ios_per_query", "paper_implied_fpr"]
     return fig, df[cols].reset_index(drop=True)
+
+
+# ---------------------------------------------------------------- §5.2: the solved layouts (Tables 5-8)
+def _merges(text: str) -> list[tuple[int, int, int]]:
+    """`policy_last_round_merges` ("tmc:lo-hi;...") as (tmc, lo, hi) triples."""
+    out = []
+    for part in filter(None, str(text).split(";")):
+        tmc, span = part.split(":")
+        lo, hi = span.split("-")
+        out.append((int(tmc), int(lo), int(hi)))
+    return out
+
+
+@figure(
+    "ecotune-tables5-8",
+    "EcoTune Tables 5-8: main-level layouts solved at r = 0.1, 0.2, 0.5, 0.95, lsmsim beside the paper",
+    "ecotune/tables5-8.yaml",
+    "SIGMOD'25 §5.2, Tables 5-8",
+)
+def tables5_8(res):
+    from ..policies.ecotune import PAPER_TABLES, Schedule, paper_schedule
+
+    t = res.table.sort_values("table")
+    fig = Figure(figsize=(12, 3.6))
+    axes = fig.subplots(1, len(t), squeeze=False)[0]
+    rows = []
+    for ax, (_, p) in zip(axes, t.iterrows()):
+        table, R = int(p["table"]), 29
+        T_w, T_c = p["policy_last_round_T_w"], p["policy_last_round_T_c"]
+        ours = Schedule.from_merges(R, _merges(p["policy_last_round_merges"]), T_c / T_w)
+        paper = paper_schedule(table)
+        for source, sched in (("lsmsim", ours), ("paper", paper)):
+            ax.step(range(1, R + 1), [len(a) for a in sched.layouts], where="post", label=source)
+            for s in sched.steps:
+                if s.merge is not None or s.tmc == R:
+                    rows.append(
+                        {
+                            "table": table,
+                            "r": p["r"],
+                            "source": source,
+                            "tmc": s.tmc,
+                            "layout_before": " ".join(map(str, s.before)),
+                            "layout_after": " ".join(map(str, s.after)),
+                            "mlc_units": s.merge.size if s.merge else 0,
+                            "T_w_s": T_w if source == "lsmsim" else None,
+                            "T_c_s": T_c if source == "lsmsim" else None,
+                            "beta": p["policy_last_round_beta"] if source == "lsmsim" else None,
+                            "mlcs_in_round": sched.n_merges,
+                            "mlc_work_units": sched.mlc_work,
+                        }
+                    )
+        ax.set_title(
+            f"Table {table} (r = {p['r']:g})\nT_c/T_w = {T_c / T_w:.3f}, beta = {p['policy_last_round_beta']:.2f}",
+            fontsize=9,
+        )
+        ax.set_xlabel("TMC")
+        ax.grid(alpha=0.3)
+        ax.text(
+            0.02, 0.97, PAPER_TABLES[table]["caption"], transform=ax.transAxes, fontsize=7, va="top", color="0.3"
+        )
+    axes[0].set_ylabel("main-level runs after the TMC")
+    axes[0].legend(loc="lower right")
+    fig.tight_layout()
+    return fig, pd.DataFrame(rows)

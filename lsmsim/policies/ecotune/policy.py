@@ -295,3 +295,16 @@ class EcoTune(Policy):
             self.units[r.id][1:] for r in tree.runs_at(MAIN) if self.units.get(r.id, (None,))[0] == self.round
         )
         return tuple(hi - lo + 1 for lo, hi in spans)
+
+    # ---------------------------------------------------------------- reporting
+    def summary(self) -> dict:
+        """The rounds solved, and the last one's DP inputs and MLCs (`tmc:lo-hi` each, `;`-separated): the
+        paper's Tables 5-8 as this run solved them (`lsmsim figures --only ecotune-tables5-8`)."""
+        if not self.rounds:
+            return {"rounds": 0}
+        last = self.rounds[-1]
+        return {
+            "rounds": len(self.rounds),
+            **{f"last_round_{k}": float(last[k]) for k in ("T_w", "T_c", "beta", "r")},
+            "last_round_merges": ";".join(f"{t}:{lo}-{hi}" for t, lo, hi in last["merges"]),
+        }
