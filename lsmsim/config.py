@@ -195,7 +195,8 @@ class TreeLevelConfig(Section):
 class InitialTreeConfig(Section):
     """A static tree the run starts from, built before the first phase without flushes or compactions (EcoTune
     SIGMOD'25 §4.1 measures queries on such shapes: `policy.name: static` keeps it as built). Each key is in one
-    run; the runs' keys are spread evenly at random over the key space, deeper levels older (workloads/initial_tree.py)."""
+    run; the runs' keys are spread evenly at random over the key space, deeper levels older
+    (workloads/initial_tree.py)."""
 
     levels: list[TreeLevelConfig] = Field(min_length=1, description="Level 0 first.")
     file_size: Bytes = Field(units.parse_size("64MiB"), gt=0, description="Runs are cut into files of this size.")

@@ -5,7 +5,7 @@ import lsmsim
 from lsmsim.config import CpuCostConfig, LsmConfig
 from lsmsim.loading import load_config
 from lsmsim.lsm.costs import build_costs
-from lsmsim.lsm.filters import bloom_fpr
+from lsmsim.lsm.filters import bloom_fpr, rocksdb_bloom_fpr
 from lsmsim.workloads.presets import resolve_phases
 from tests.conftest import small_config
 from tests.test_policies import tree_with
@@ -16,6 +16,18 @@ def test_bloom_fpr_known_values():
     assert bloom_fpr(10) == pytest.approx(0.00819, rel=0.01)
     assert bloom_fpr(0) == 1.0
     assert bloom_fpr(5) > bloom_fpr(10) > bloom_fpr(16)
+
+
+def test_rocksdb_bloom_fpr_is_rocksdbs_cache_local_estimate():
+    """util/bloom_impl.h at 10 bits/key: FastLocalBloom chooses 6 probes; CacheLocalFpRate(10, 6, 512) averages
+    the standard FPR at 51.2 +- 7.16 keys per 512-bit line: (0.01477 + 0.00434) / 2."""
+    from lsmsim.lsm.filters import fast_local_probes
+
+    assert [fast_local_probes(b) for b in (2, 5, 10, 14, 16, 20)] == [1, 3, 6, 8, 9, 11]
+    assert rocksdb_bloom_fpr(10) == pytest.approx(0.009553, rel=0.005)
+    assert rocksdb_bloom_fpr(10) > bloom_fpr(10) and rocksdb_bloom_fpr(0) == 1.0
+    fprs = [rocksdb_bloom_fpr(b) for b in (4, 8, 12, 16, 24)]
+    assert fprs == sorted(fprs, reverse=True)
 
 
 def _costs(tree, **lsm):
@@ -31,7 +43,7 @@ def test_more_runs_cost_more_for_empty_gets_and_scans():
     assert b.short_scan.cpu > a.short_scan.cpu
     # an existing key is read exactly once (plus false positives)
     assert a.get.reads == pytest.approx(1.0)
-    assert 1.0 < b.get.reads < 1.0 + 5 * bloom_fpr(10)
+    assert 1.0 < b.get.reads < 1.0 + 5 * rocksdb_bloom_fpr(10)
 
 
 def test_long_scan_blocks_follow_ecotune_share_model():
@@ -110,7 +122,7 @@ def test_full_key_index_answers_for_a_whole_level():
     plain = _costs(t)
     indexed = build_costs(t, LsmConfig(), CpuCostConfig(), lambda f: f, 100, 5, frozenset({0}))
     assert indexed.get_empty.cpu < plain.get_empty.cpu
-    assert indexed.get_empty.reads == pytest.approx(bloom_fpr(10))  # only the L1 run's filter can err
+    assert indexed.get_empty.reads == pytest.approx(rocksdb_bloom_fpr(10))  # only the L1 run's filter can err
     assert indexed.long_scan.reads < plain.long_scan.reads
 
 
@@ -151,7 +163,7 @@ def test_uncached_filters_and_indexes_match_the_closed_form():
     t = tree_with({1: [[(0, 10**6, 20_000)]], 2: [[(i * 100_000, i * 100_000 + 90_000, 50_000) for i in range(4)]]})
     lsm = LsmConfig(block_cache_size=0, cache_index_and_filter_blocks=True, block_size=4096)
     c = build_costs(t, lsm, CpuCostConfig(), lambda f: f, scan_length=100, short_scan_length=5)
-    fpr = bloom_fpr(lsm.bloom_bits_per_key)
+    fpr = rocksdb_bloom_fpr(lsm.bloom_bits_per_key)
     (f1, i1), (f2, i2) = _meta_pages(t, lsm)
     assert c.get_empty.sync_reads == pytest.approx(2 + 2 * fpr * 2)
     assert c.get_empty.reads == pytest.approx(f1 + f2 + fpr * (i1 + 1) + fpr * (i2 + 1))

@@ -233,7 +233,9 @@ def _shape_table(res) -> pd.DataFrame:
                     "paper_ios_per_query": paper,
                     # the per-run false-positive rate the paper's I/Os imply on this shape: a Get of a last-level
                     # key (or a Seek) passes every other run's filter
-                    "paper_implied_fpr": (paper - 1.0) / (r["sorted_runs"] - 1) if paper and q != "short_scan" else None,
+                    "paper_implied_fpr": (paper - 1.0) / (r["sorted_runs"] - 1)
+                    if paper and q != "short_scan"
+                    else None,
                 }
             )
     df = pd.DataFrame(rows)
@@ -274,7 +276,7 @@ def table3(res):
     df = df[(df["device"] == "nvme") & df["query"].isin([QUERY_TYPES[q] for q in PAPER_TABLE3])]
     fig = Figure(figsize=(11, 3.8))
     axes = fig.subplots(1, 3)
-    for ax, (q, label) in zip(axes, ((q, QUERY_TYPES[q]) for q in PAPER_TABLE3)):
+    for ax, label in zip(axes, (QUERY_TYPES[q] for q in PAPER_TABLE3)):
         g = df[df["query"] == label].set_index("shape")[["ios_per_query", "paper_ios_per_query"]]
         g.columns = ["lsmsim", "paper"]
         g.plot.bar(ax=ax, rot=0)
@@ -343,9 +345,7 @@ def tables5_8(res):
         )
         ax.set_xlabel("TMC")
         ax.grid(alpha=0.3)
-        ax.text(
-            0.02, 0.97, PAPER_TABLES[table]["caption"], transform=ax.transAxes, fontsize=7, va="top", color="0.3"
-        )
+        ax.text(0.02, 0.97, PAPER_TABLES[table]["caption"], transform=ax.transAxes, fontsize=7, va="top", color="0.3")
     axes[0].set_ylabel("main-level runs after the TMC")
     axes[0].legend(loc="lower right")
     fig.tight_layout()

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import cache
-from .filters import bloom_fpr
+from .filters import rocksdb_bloom_fpr
 
 # index entry bytes beyond the separator key: entry header varints (3), block handle (~5: offset and size
 # varints, format_version >= 4 delta-encodes the offset) and the restart offset (4: index_block_restart_interval 1)
@@ -114,9 +114,9 @@ def build_costs(
     run_entries = np.array([s[1] for s in stats], float)
 
     # ---- what each operation does, before the caches: (CPU seconds, block accesses per run)
-    # a point filter per run: Bloom, or the range filter when it answers gets too (SNARF, EcoTune §5.1)
+    # a point filter per run: RocksDB's cache-local Bloom filter, or the range filter when it answers gets (SNARF)
     point = lsm.range_filter_point_fpr
-    fpr = point if point is not None else bloom_fpr(lsm.bloom_bits_per_key)
+    fpr = point if point is not None else rocksdb_bloom_fpr(lsm.bloom_bits_per_key)
     entry_bytes = run_bytes / np.maximum(run_entries, 1)
     epb = np.maximum(1.0, lsm.block_size / np.maximum(entry_bytes, 1.0))  # entries per block
     share = run_entries / run_entries.sum() if n and run_entries.sum() > 0 else np.zeros(n)

@@ -254,7 +254,8 @@ def run_real(  # noqa: C901
                         elif op == "get_empty":
                             db.get(keys.key(int(w.num) + k))
                         else:
-                            db.scan(keys.key(k), phase.scan_length if op == "long_scan" else round(phase.short_scan_length))
+                            n_keys = phase.scan_length if op == "long_scan" else round(phase.short_scan_length)
+                            db.scan(keys.key(k), n_keys)
                         counts[op] += 1
                     done += n
                     n_left -= n

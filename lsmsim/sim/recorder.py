@@ -97,7 +97,7 @@ class Recorder:
         self.phases: list[dict] = []  # one row per finished phase
         self.events: list[dict] = []  # a run that ended at a limit: its `limits.event_row`
         self.ended_by: str | None = None  # None, or the limit that ended the run (limits.DISK_FULL, OPEN_FILES)
-        self._phase_start = None  # (name, time, ops, measure, (gets, empty gets, their pages, reads, their pages)) of the phase
+        self._phase_start = None  # (name, time, ops, measure, point and read counts) of the phase
         self._phase_lookups = LatencyHistogram()  # point lookups (get, get_empty) of the current phase
 
     # ------------------------------------------------------------------ during the run
