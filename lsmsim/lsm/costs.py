@@ -89,7 +89,7 @@ def build_costs(
     cpu,
     hot_fraction,
     scan_length: int,
-    short_scan_length: int,
+    short_scan_length: float,
     indexed_levels: frozenset = frozenset(),
     page_cache: float = 0.0,
     sequential_writes: bool = False,
@@ -147,7 +147,7 @@ def build_costs(
     )
     meta["get"] = (np.where(indexed, 0.0, passed), blocks)
 
-    def scan(k: int) -> tuple[float, np.ndarray]:
+    def scan(k: float) -> tuple[float, np.ndarray]:
         # a seek reads one block per run it visits; then the K keys spread over the runs by their
         # share p_j of the data. Without a range filter every run is visited; with one, only runs
         # holding one of the K keys, probability 1 - (1 - p_j)^K (EcoTune §4.1), plus false positives.
