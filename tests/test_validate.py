@@ -162,3 +162,11 @@ def test_unsupported_policies_are_refused_before_running(tmp_path):
     f.write_text("workload: {num: 10K, phases: [{name: p, duration: 1s, mix: {insert: 1}}]}\n")
     r = subprocess.run([sys.executable, "-m", "lsmsim.cli", "validate", str(f)], capture_output=True, text=True)
     assert r.returncode == 2 and "operation count" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_static_shape_is_refused_by_validate(tmp_path):
+    """validate starts RocksDB empty: a config with lsm.initial_tree is refused, naming the field."""
+    from tests.test_ecotune_shapes import shape_config
+
+    with pytest.raises(LsmsimError, match="lsm.initial_tree"):
+        validate(load_config(shape_config()), db_dir=tmp_path)

@@ -108,6 +108,13 @@ def _check(cfg: Config, source: str) -> list:
             errors.append((f"workload.phases[{i}]", "validate needs an operation count (operations:), not a duration"))
     if cfg.workload.key_size < 8:
         errors.append(("workload.key_size", "validate encodes key ids in 8 bytes: key_size must be >= 8"))
+    if cfg.lsm.initial_tree is not None:
+        errors.append(
+            (
+                "lsm.initial_tree",
+                "validate starts RocksDB empty; a static shape is measured on RocksDB by lsmsim.rocksdb.static_shape",
+            )
+        )
     if errors:
         raise ConfigError(source, errors)
     return phases
