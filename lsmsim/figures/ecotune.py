@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..policies.ecotune import PAPER_TABLES, Schedule, paper_schedule
 from .registry import figure
 
 ENTRY = 8 + 256  # bytes per write: the paper's 8-byte keys and 256-byte values
@@ -308,8 +309,6 @@ def _merges(text: str) -> list[tuple[int, int, int]]:
     "SIGMOD'25 §5.2, Tables 5-8",
 )
 def tables5_8(res):
-    from ..policies.ecotune import PAPER_TABLES, Schedule, paper_schedule
-
     t = res.table.sort_values("table")
     fig = Figure(figsize=(12, 3.6))
     axes = fig.subplots(1, len(t), squeeze=False)[0]
