@@ -175,3 +175,12 @@ def test_fig3_yaml_shapes_are_valid_and_differ_only_in_runs():
     assert max(sums.values()) == pytest.approx(min(sums.values()), rel=1e-3)
     for shape in ("1L", "2L", "3L"):
         assert per_level[shape] == pytest.approx(per_level["1L"], rel=1e-3)
+
+
+@pytest.mark.parametrize("num, eps", [(1000, 1), (100_000, 4), (12_345, 16), (5, 256), (300_000, 2)])
+def test_sampled_keys_of_the_key_space_match_the_sampling_rule(num, eps):
+    """The numba scan that lists a static tree's sampled keys keeps exactly the keys `sampled` keeps."""
+    from lsmsim.workloads.generator import sampled, sampled_below
+
+    keys = np.arange(num, dtype=np.uint64)
+    assert np.array_equal(sampled_below(num, eps), keys[sampled(keys, eps)])

@@ -29,6 +29,31 @@ def splitmix64(x):
     return out
 
 
+@numba.njit(cache=True)
+def _sampled_below(num, eps):
+    """The keys of [0, num) that are samples, in order, without materialising [0, num) (a 200M-key static tree's
+    keys in 0.6 s, not 9 s): `sampled` over np.arange(num), one key at a time."""
+    out = np.empty(num // eps + 64 * int(np.sqrt(num / eps)) + 64, np.uint64)
+    n = 0
+    for k in range(num):
+        z = np.uint64(k) + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        if (z ^ (z >> np.uint64(31))) % np.uint64(eps) == 0:
+            if n == out.shape[0]:  # beyond 64 standard deviations: grow
+                out = np.concatenate((out, np.empty(out.shape[0], np.uint64)))
+            out[n] = k
+            n += 1
+    return out[:n]
+
+
+def sampled_below(num: int, eps: int) -> np.ndarray:
+    """The sampled keys of the key space [0, num), in order (all of them when eps == 1)."""
+    if eps == 1:
+        return np.arange(num, dtype=np.uint64)
+    return _sampled_below(int(num), int(eps))
+
+
 def sampled(keys: np.ndarray, eps: int) -> np.ndarray:
     """Boolean mask of the keys that are samples (all of them when eps == 1)."""
     if eps == 1:

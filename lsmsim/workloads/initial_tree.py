@@ -15,14 +15,9 @@ import numpy as np
 from ..errors import LsmsimError
 from ..lsm.sstable import Samples
 from ..lsm.tree import Tree
-from .generator import sampled
+from .generator import sampled_below
 
 NORMAL_MEAN, NORMAL_STDDEV = 0.5, 0.1  # `keys: normal`: the workload keys' normal defaults (KeysConfig)
-
-
-def _sampled_keys(num: int, eps: int) -> np.ndarray:
-    keys = np.arange(num, dtype=np.uint64)
-    return keys[sampled(keys, eps)]
 
 
 def _key_pool(keys: np.ndarray, need: int, clustered: bool, rng: np.random.Generator) -> np.ndarray:
@@ -56,7 +51,7 @@ def build_initial_tree(tree: Tree, spec, num: int, value_size: int, seed: int) -
     """Fill the empty `tree` with the runs of `spec` (an `InitialTreeConfig`) over the key space [0, num).
     Returns the next sequence number and the sampled keys written (for the live-key count)."""
     eps = tree.eps
-    keys_all = _sampled_keys(num, eps)
+    keys_all = sampled_below(num, eps)
     counts = run_samples(spec, num, tree.key_size + value_size + tree.entry_overhead, eps, keys_all.size)
     rng = np.random.default_rng([seed, 0x5EED])  # its own stream: the run's other draws do not move
     pool = _key_pool(keys_all, sum(map(sum, counts)), spec.keys == "normal", rng)
