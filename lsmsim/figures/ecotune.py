@@ -310,7 +310,7 @@ def _merges(text: str) -> list[tuple[int, int, int]]:
 )
 def tables5_8(res):
     t = res.table.sort_values("table")
-    fig = Figure(figsize=(12, 3.6))
+    fig = Figure(figsize=(14, 3.8))
     axes = fig.subplots(1, len(t), squeeze=False)[0]
     rows = []
     for ax, (_, p) in zip(axes, t.iterrows()):
@@ -319,7 +319,8 @@ def tables5_8(res):
         ours = Schedule.from_merges(R, _merges(p["policy_last_round_merges"]), T_c / T_w)
         paper = paper_schedule(table)
         for source, sched in (("lsmsim", ours), ("paper", paper)):
-            ax.step(range(1, R + 1), [len(a) for a in sched.layouts], where="post", label=source)
+            label = f"{source} ({sched.n_merges} MLCs, {sched.mlc_work} units)"
+            ax.step(range(1, R + 1), [len(a) for a in sched.layouts], where="post", label=label)
             for s in sched.steps:
                 if s.merge is not None or s.tmc == R:
                     rows.append(
@@ -339,13 +340,13 @@ def tables5_8(res):
                         }
                     )
         ax.set_title(
-            f"Table {table} (r = {p['r']:g})\nT_c/T_w = {T_c / T_w:.3f}, beta = {p['policy_last_round_beta']:.2f}",
-            fontsize=9,
+            f"Table {table}: {PAPER_TABLES[table]['caption']}\nr = {p['r']:g}, measured T_c/T_w = {T_c / T_w:.3f}, "
+            f"beta = {p['policy_last_round_beta']:.2f}",
+            fontsize=8,
         )
         ax.set_xlabel("TMC")
         ax.grid(alpha=0.3)
-        ax.text(0.02, 0.97, PAPER_TABLES[table]["caption"], transform=ax.transAxes, fontsize=7, va="top", color="0.3")
+        ax.legend(loc="upper left", fontsize=7)
     axes[0].set_ylabel("main-level runs after the TMC")
-    axes[0].legend(loc="lower right")
     fig.tight_layout()
     return fig, pd.DataFrame(rows)
