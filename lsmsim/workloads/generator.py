@@ -18,14 +18,20 @@ from .keys import KeySampler, make_sampler
 
 
 @numba.njit(cache=True)
+def _splitmix(x):
+    """SplitMix64 finaliser (Steele et al., OOPSLA'14) of one 64-bit value."""
+    z = x + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@numba.njit(cache=True)
 def splitmix64(x):
-    """SplitMix64 finaliser (Steele et al., OOPSLA'14): a fast, well-mixed 64-bit hash."""
+    """SplitMix64 finaliser (Steele et al., OOPSLA'14): a fast, well-mixed 64-bit hash, element-wise."""
     out = np.empty(x.shape[0], np.uint64)
     for i in range(x.shape[0]):
-        z = x[i] + np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        out[i] = z ^ (z >> np.uint64(31))
+        out[i] = _splitmix(x[i])
     return out
 
 
@@ -36,10 +42,7 @@ def _sampled_below(num, eps):
     out = np.empty(num // eps + 64 * int(np.sqrt(num / eps)) + 64, np.uint64)
     n = 0
     for k in range(num):
-        z = np.uint64(k) + np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        if (z ^ (z >> np.uint64(31))) % np.uint64(eps) == 0:
+        if _splitmix(np.uint64(k)) % np.uint64(eps) == 0:
             if n == out.shape[0]:  # beyond 64 standard deviations: grow
                 out = np.concatenate((out, np.empty(out.shape[0], np.uint64)))
             out[n] = k
