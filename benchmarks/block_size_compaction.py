@@ -48,7 +48,7 @@ def dbbench_args(block_size: int, num: int) -> list[str]:
 
 def record(num: int, repeat: int, out: Path) -> None:
     from lsmsim.atomic import atomic_write
-    from lsmsim.rocksdb.dbbench import run_db_bench
+    from lsmsim.validation.dbbench import run_db_bench
 
     runs = []
     for rep in range(repeat):

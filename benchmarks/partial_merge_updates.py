@@ -26,8 +26,8 @@ from pathlib import Path
 import pandas as pd
 
 from lsmsim.api import load_config, simulate
-from lsmsim.rocksdb.dbbench import run_db_bench
-from lsmsim.rocksdb.matrix import COMMON, _base
+from lsmsim.validation.dbbench import run_db_bench
+from lsmsim.validation.matrix import COMMON, _base
 
 BUFFER = 1 << 20
 PRIORITIES = {

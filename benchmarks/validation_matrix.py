@@ -1,4 +1,4 @@
-"""The validation matrix: every case of `lsmsim.rocksdb.matrix` on db_bench and on lsmsim, side by side.
+"""The validation matrix: every case of `lsmsim.validation.matrix` on db_bench and on lsmsim, side by side.
 
     python benchmarks/validation_matrix.py                 # lsmsim vs the recorded db_bench runs
     python benchmarks/validation_matrix.py --record        # re-run db_bench (3 repeats) and record it
@@ -28,7 +28,7 @@ REFERENCE = ROOT / "benchmarks" / "validation" / "dbbench.json"
 def record(cases, repeat: int, out: Path) -> None:
     """Run db_bench `repeat` times per case and keep its figures in `out` (atomically, case by case)."""
     from lsmsim.atomic import atomic_write
-    from lsmsim.rocksdb.matrix import machine_facts, record_case
+    from lsmsim.validation.matrix import machine_facts, record_case
 
     data = json.loads(out.read_text()) if out.exists() else {"cases": {}}
     data["machine"] = machine_facts()
@@ -51,8 +51,8 @@ def slim(run: dict) -> dict:
 def compare_all(cases, reference: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(the matrix, one row per case of wall seconds: db_bench's mean run against lsmsim's)."""
     import lsmsim
-    from lsmsim.rocksdb.dbbench import DbBenchRun
-    from lsmsim.rocksdb.matrix import compare, real_figures, real_spread, sim_config, sim_figures
+    from lsmsim.validation.dbbench import DbBenchRun
+    from lsmsim.validation.matrix import compare, real_figures, real_spread, sim_config, sim_figures
 
     tables, speed = [], []
     lsmsim.run(lsmsim.load_config(cases[0].config))  # warm-up: numba's cached kernels load once
@@ -83,7 +83,7 @@ def to_markdown(table: pd.DataFrame, reference: dict, speed: pd.DataFrame) -> st
         f"mean of the runs in `benchmarks/validation/dbbench.json` ({reference.get('db_bench', '')}, {m.get('cpu', '')}"
         f" x {m.get('cores', '')}, recorded {m.get('date', '')}); *spread* is db_bench's own (max - min) / mean"
         " over them. Budgets from issue 13 (bytes per level: at least db_bench's spread); a blank budget is shown,"
-        " not judged. Figures still over budget are listed in `lsmsim/rocksdb/matrix.py` `KNOWN_GAPS` with",
+        " not judged. Figures still over budget are listed in `lsmsim/validation/matrix.py` `KNOWN_GAPS` with",
         "the reason, and `tests/test_validation_matrix.py` expects them to stay over until they are fixed.",
         "",
     ]
@@ -122,7 +122,7 @@ def _fmt(x: float) -> str:
 
 
 def main(argv=None) -> int:
-    from lsmsim.rocksdb.matrix import CASES
+    from lsmsim.validation.matrix import CASES
 
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter

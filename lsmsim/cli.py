@@ -103,7 +103,7 @@ def _workload_formats(args):
     cfg = read_yaml(args.config) if args.config else {}
     notes = []
     if args.dbbench:
-        from .rocksdb.dbbench_args import dbbench_config
+        from .formats.dbbench_args import dbbench_config
 
         from_db, notes = dbbench_config(args.dbbench)
         for section, value in from_db.items():
@@ -185,7 +185,7 @@ def _cmd_figures(args) -> int:
 
 
 def _cmd_validate(args) -> int:
-    from .rocksdb.validate import validate
+    from .validation.validate import validate
 
     v = validate(
         args.config,
@@ -389,7 +389,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ssd_cli.add_parser(sub)
 
-    from .rocksdb import options_cli
+    from .formats import options_cli
 
     options_cli.add_parsers(sub)
 

@@ -121,8 +121,8 @@ class Result:
         for name in TABLES:
             df = getattr(self, name)
             atomic_write(out / f"{name}.parquet", lambda p, df=df: df.to_parquet(p, index=False))
-        if log and "lsm_state" in self.compactions:  # RocksDB's LOG of the run (rocksdb/log_format.py)
-            from .rocksdb.log_format import write_log
+        if log and "lsm_state" in self.compactions:  # RocksDB's LOG of the run (formats/log_format.py)
+            from .formats.log_format import write_log
 
             write_log(self, out / "LOG")
         if self.config is not None:

@@ -12,7 +12,7 @@ Runs Debian's db_bench (rocksdb-tools 7.8.3) with --threads=1, --statistics and 
    fillrandom runs at 1, 16 and 64 KiB blocks tell the last two apart). Flushes: the L0 row's
    CompMergeCPU(sec) against the entries and bytes flushed, fitted the same way.
 2. The read path: readrandom, readmissing and seekrandom with 0, 10 and 100 Next as the validation
-   matrix runs them (lsmsim/rocksdb/matrix.py, cases cache-1gib and buffered-8mib: the mean of
+   matrix runs them (lsmsim/validation/matrix.py, cases cache-1gib and buffered-8mib: the mean of
    three recorded runs each, from benchmarks/validation/dbbench.json or run here). lsmsim runs the
    same cases once per read constant (that constant 1 ms, the others 1 us) to count, per operation and
    averaged over each phase as the block cache warms, what each constant multiplies; non-negative
@@ -39,8 +39,8 @@ from scipy.optimize import nnls
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lsmsim.rocksdb.dbbench import run_db_bench  # noqa: E402
-from lsmsim.rocksdb.matrix import COMMON  # noqa: E402
+from lsmsim.validation.dbbench import run_db_bench  # noqa: E402
+from lsmsim.validation.matrix import COMMON  # noqa: E402
 
 VALUES = (100, 400, 1000)
 BLOCK_SIZES = (1024, 16384, 65536)  # besides db_bench's default 4096: per-block compaction CPU (merge_per_block)
@@ -159,8 +159,8 @@ def read_measurements(reference: Path | None, repeat: int) -> dict[str, dict[str
     """Mean us/op of every read benchmark of the matrix's two in-memory read cases (lsmsim/rocksdb/
     matrix.py: 1 GiB block cache; 8 MiB with the page cache), from the recorded runs in `reference`
     or from `repeat` new db_bench runs."""
-    from lsmsim.rocksdb.dbbench import DbBenchRun
-    from lsmsim.rocksdb.matrix import case, real_figures, record_case
+    from lsmsim.validation.dbbench import DbBenchRun
+    from lsmsim.validation.matrix import case, real_figures, record_case
 
     saved = json.loads(reference.read_text())["cases"] if reference and reference.exists() else {}
     out = {}
@@ -181,7 +181,7 @@ def read_features(cpu: dict, memory: int) -> dict[str, dict[str, dict[str, float
     as lsmsim runs it (block caches warming included): the phase's seconds per operation with that
     constant set to 1 ms and the other read constants to 1 us, less the same with all of them 1 us."""
     import lsmsim
-    from lsmsim.rocksdb.matrix import case
+    from lsmsim.validation.matrix import case
 
     def per_op(label: str, read: dict[str, float]) -> dict[str, float]:
         c = case(label)

@@ -1,4 +1,4 @@
-"""RocksDB OPTIONS files in and out (lsmsim/rocksdb/options_file.py, `lsmsim import` / `lsmsim export`), with
+"""RocksDB OPTIONS files in and out (lsmsim/formats/options_file.py, `lsmsim import` / `lsmsim export`), with
 Debian's db_bench as the referee: its own OPTIONS files are imported, and the exported ones load in it."""
 
 import shutil
@@ -11,7 +11,7 @@ import yaml
 
 import lsmsim
 from lsmsim.errors import ConfigError
-from lsmsim.rocksdb.options_file import from_config, parse_options, read_options, to_config
+from lsmsim.formats.options_file import from_config, parse_options, read_options, to_config
 
 needs_db_bench = pytest.mark.skipif(shutil.which("db_bench") is None, reason="db_bench (rocksdb-tools) not installed")
 

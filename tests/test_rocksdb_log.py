@@ -1,5 +1,5 @@
-"""RocksDB's LOG written for a simulated run (lsmsim/rocksdb/log_format.py): read back by the same parsers that read
-db_bench's real LOGs (lsmsim/rocksdb/dbbench.py), and laid out as Debian's RocksDB 7.8.3 lays out its own."""
+"""RocksDB's LOG written for a simulated run (lsmsim/formats/log_format.py): read back by the same parsers that read
+db_bench's real LOGs (lsmsim/validation/dbbench.py), and laid out as Debian's RocksDB 7.8.3 lays out its own."""
 
 import json
 import shutil
@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 import lsmsim
-from lsmsim.rocksdb.dbbench import parse_log, parse_stdout
-from lsmsim.rocksdb.log_format import HEADER, bytes_human, number_human, write_log
+from lsmsim.validation.dbbench import parse_log, parse_stdout
+from lsmsim.formats.log_format import HEADER, bytes_human, number_human, write_log
 from tests.conftest import small_config
 
 

@@ -1,4 +1,4 @@
-"""Real RocksDB as the referee of EcoTune Table 3's read terms (lsmsim.rocksdb.static_shape): on Debian's
+"""Real RocksDB as the referee of EcoTune Table 3's read terms (lsmsim.validation.static_shape): on Debian's
 librocksdb, a Get of a last-level key reads one data block plus one per filter false positive above it, the
 filter errs at RocksDB's cache-local Bloom rate, and a Seek reads a block per run; lsmsim's static shape of the
 same runs reads the same. Skipped when the library is missing."""
@@ -11,7 +11,7 @@ import lsmsim
 from lsmsim.lsm.filters import bloom_fpr, rocksdb_bloom_fpr
 from lsmsim.rocksdb import LibraryNotFoundError
 from lsmsim.rocksdb import lib as rlib
-from lsmsim.rocksdb.static_shape import measure_shape
+from lsmsim.validation.static_shape import measure_shape
 from tests.test_ecotune_shapes import shape_config
 
 try:

@@ -17,7 +17,7 @@ try:
 except rocksdb.LibraryNotFoundError:  # pragma: no cover - set-up installs librocksdb-dev
     pytest.skip("librocksdb is not installed", allow_module_level=True)
 
-from lsmsim.rocksdb.validate import validate  # noqa: E402
+from lsmsim.validation.validate import validate  # noqa: E402
 
 BASE = {
     "name": "v",
@@ -96,7 +96,7 @@ def test_table_overhead_of_spooky_entries(tmp_path):
     import yaml
 
     from lsmsim.rocksdb import Options, RocksDB
-    from lsmsim.rocksdb.validate import _Keys
+    from lsmsim.validation.validate import _Keys
 
     setups = [yaml.safe_load((EXPERIMENTS / "spooky" / f).read_text()) for f in ("fig14d.yaml", "fig15.yaml")]
     keys, n = _Keys(16, 512, 1), 40_000

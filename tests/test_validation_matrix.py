@@ -1,4 +1,4 @@
-"""The validation matrix (lsmsim/rocksdb/matrix.py) against the recorded db_bench runs
+"""The validation matrix (lsmsim/validation/matrix.py) against the recorded db_bench runs
 (benchmarks/validation/dbbench.json): every judged figure within its budget (issue 13).
 
 Recording needs db_bench and a quiet machine (`python benchmarks/validation_matrix.py --record`);
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import lsmsim
-from lsmsim.rocksdb.dbbench import DbBenchRun
-from lsmsim.rocksdb.matrix import CASES, KNOWN_GAPS, compare, real_figures, real_spread, sim_config, sim_figures
+from lsmsim.validation.dbbench import DbBenchRun
+from lsmsim.validation.matrix import CASES, KNOWN_GAPS, compare, real_figures, real_spread, sim_config, sim_figures
 
 REFERENCE = Path(__file__).resolve().parents[1] / "benchmarks" / "validation" / "dbbench.json"
 
@@ -42,7 +42,7 @@ def test_case_within_budget(case, reference):
     assert not closed, f"within budget now, remove from KNOWN_GAPS: {closed}"
     gaps = [m for (name, m) in KNOWN_GAPS if name == case.name]
     if gaps:
-        pytest.xfail(f"known gaps still over budget: {', '.join(gaps)} (lsmsim/rocksdb/matrix.py KNOWN_GAPS)")
+        pytest.xfail(f"known gaps still over budget: {', '.join(gaps)} (lsmsim/validation/matrix.py KNOWN_GAPS)")
 
 
 def test_reference_parses_as_db_bench_reported_it(reference):

@@ -1,5 +1,5 @@
 """Workloads in users' formats: YCSB property files (lsmsim/workloads/ycsb.py) and db_bench command lines
-(lsmsim/rocksdb/dbbench_args.py), through the API and `lsmsim run --ycsb / --dbbench`."""
+(lsmsim/formats/dbbench_args.py), through the API and `lsmsim run --ycsb / --dbbench`."""
 
 import shutil
 import subprocess
@@ -9,7 +9,7 @@ import pytest
 
 import lsmsim
 from lsmsim.errors import ConfigError
-from lsmsim.rocksdb.dbbench_args import dbbench_config
+from lsmsim.formats.dbbench_args import dbbench_config
 from lsmsim.workloads.ycsb import load_ycsb, parse_properties, ycsb_workload
 
 # the YCSB distribution's workloads/workloada, as shipped
@@ -131,7 +131,7 @@ def test_db_bench_command_lines_map_onto_configs():
 def test_a_db_bench_command_line_runs_in_both(tmp_path):
     """The same fillrandom command line on Debian's db_bench and through `lsmsim run --dbbench`: write-amp (RocksDB's
     Sum W-Amp) within 20% (the validation matrix's leveled cases are within 11% with the same machinery)."""
-    from lsmsim.rocksdb.dbbench import run_db_bench
+    from lsmsim.validation.dbbench import run_db_bench
 
     args = (
         "--benchmarks=fillrandom,stats --num=300000 --compression_type=none --write_buffer_size=1048576 "

@@ -45,7 +45,7 @@ def rocksdb_bloom_fpr(bits_per_key: float) -> float:
     (util/bloom_impl.h, BloomMath::CacheLocalFpRate): the mean of the standard FPR at one standard deviation of
     line occupancy above and below the mean (its 64-bit hash adds no measurable fingerprint term). 10 bits per
     key: 0.955% (the standard filter's 0.819%); Debian's librocksdb measures 0.89-0.95%
-    (lsmsim.rocksdb.static_shape, tests/test_rocksdb_shapes.py). 0 bits = no filter."""
+    (lsmsim.validation.static_shape, tests/test_rocksdb_shapes.py). 0 bits = no filter."""
     if bits_per_key <= 0:
         return 1.0
     k = fast_local_probes(bits_per_key)

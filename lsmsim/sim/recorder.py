@@ -197,7 +197,7 @@ class Recorder:
         )
 
     def _files(self, rn: float, inputs: list, outputs: list) -> dict:
-        """What RocksDB's LOG says of a job (lsmsim/rocksdb/log_format.py): bytes read from its start level (Rn),
+        """What RocksDB's LOG says of a job (lsmsim/formats/log_format.py): bytes read from its start level (Rn),
         its input and output files, and the files per level after it (`lsm_state`)."""
         return {
             "rn_bytes": float(rn),

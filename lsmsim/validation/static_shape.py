@@ -20,8 +20,8 @@ import tempfile
 
 import numpy as np
 
-from .bridge import RocksDB
-from .options import Options
+from ..rocksdb.bridge import RocksDB
+from ..rocksdb.options import Options
 
 TICKERS = (
     "rocksdb.block.cache.data.miss",

@@ -62,7 +62,7 @@ def _common(cfg: Config) -> dict:
 
 def options_for(cfg: Config):
     """RocksDB options equivalent to the config (compression off, RocksDB 7.8 defaults elsewhere)."""
-    from . import Options
+    from ..rocksdb import Options
 
     pol, common = cfg.policy, _common(cfg)
     if isinstance(pol, LeveledOptions):
@@ -112,7 +112,7 @@ def _check(cfg: Config, source: str) -> list:
         errors.append(
             (
                 "lsm.initial_tree",
-                "validate starts RocksDB empty; a static shape is measured on RocksDB by lsmsim.rocksdb.static_shape",
+                "validate starts RocksDB empty; a static shape is measured on RocksDB by lsmsim.validation.static_shape",
             )
         )
     if errors:
@@ -210,8 +210,8 @@ def run_real(  # noqa: C901
     """Run the config's workload on real RocksDB; returns its summary and sampled timeseries. With
     the policy driver (`uses_driver`), the lsmsim policy picks and the shim runs its compactions,
     polled every `poll_every` operations."""
-    from . import Options, RocksDB
-    from .driver import PolicyDriver
+    from ..rocksdb import Options, RocksDB
+    from ..rocksdb.driver import PolicyDriver
 
     phases = _check(cfg, source)
     drv = PolicyDriver(cfg) if uses_driver(cfg, driver) else None

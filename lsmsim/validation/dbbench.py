@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .metadata import parse_statistics
+from ..rocksdb.metadata import parse_statistics
 
 DEFAULT_BINARY = "db_bench"
 
