@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 import lsmsim
-from lsmsim.validation.dbbench import parse_log, parse_stdout
 from lsmsim.formats.log_format import HEADER, bytes_human, number_human, write_log
+from lsmsim.validation.dbbench import parse_log, parse_stdout
 from tests.conftest import small_config
 
 

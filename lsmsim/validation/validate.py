@@ -112,7 +112,7 @@ def _check(cfg: Config, source: str) -> list:
         errors.append(
             (
                 "lsm.initial_tree",
-                "validate starts RocksDB empty; a static shape is measured on RocksDB by lsmsim.validation.static_shape",
+                "validate starts RocksDB empty; a static shape is measured by lsmsim.validation.static_shape",
             )
         )
     if errors:
