@@ -153,7 +153,11 @@ def main(argv=None) -> int:
     judged = table[table["ok"].notna()]
     print(f"\n{int(judged['ok'].sum())} of {len(judged)} judged figures within budget")
     if args.markdown:
-        args.markdown.write_text(to_markdown(table, reference, speed))
+        from lsmsim.validation.fidelity import SECTION
+
+        old = args.markdown.read_text() if args.markdown.exists() else ""
+        _, marker, fidelity = old.partition(SECTION)  # the decision-fidelity part is decision_fidelity.py's: kept
+        args.markdown.write_text(to_markdown(table, reference, speed).rstrip("\n") + "\n\n" + marker + fidelity)
     return 0
 
 

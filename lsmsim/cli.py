@@ -210,6 +210,18 @@ def _cmd_validate(args) -> int:
     return 0
 
 
+def _cmd_calibrate(args) -> int:
+    import time
+
+    from .validation.calibrate import calibrate
+
+    t0 = time.perf_counter()
+    out = calibrate(num=args.num, repeat=args.repeat, output=args.output, measurements=args.measurements)
+    print(Path(out).read_text())
+    print(f"written to {out} in {time.perf_counter() - t0:.0f} s; a config without machine.preset now runs on it here")
+    return 0
+
+
 def _cmd_headroom(args) -> int:
     from .headroom import headroom
 
@@ -358,6 +370,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a leveled config through the policy driver too (lsmsim's picker on the real DB)",
     )
     va.set_defaults(func=_cmd_validate)
+
+    ca = sub.add_parser(
+        "calibrate",
+        help="measure this host with db_bench and write its machine preset",
+        description="Measure this host's CPU costs of RocksDB's work with Debian's db_bench (rocksdb-tools): "
+        "the write path with and without the WAL, flushes, compactions at several block sizes and the read path "
+        "(gets, misses, seeks with 0/10/100 Next at two cache sizes), and write a machine preset named after the "
+        "host's CPU model, cores and memory. Configs without machine.preset then run on it on this host. About 3 "
+        "minutes on a 2-core VM.",
+        epilog=_EPILOG,
+    )
+    ca.add_argument("--num", type=int, default=1_000_000, help="writes per fill benchmark (default 1,000,000)")
+    ca.add_argument("--repeat", type=int, default=2, help="repeats of each benchmark (default 2; medians and means)")
+    ca.add_argument(
+        "-o", "--output", type=Path, metavar="FILE", help="the preset file (default lsmsim/presets/machines/<host>.yaml)"
+    )
+    ca.add_argument(
+        "--measurements",
+        type=Path,
+        metavar="FILE",
+        help="keep db_bench's figures in this JSON file; if it exists, fit from it without running db_bench",
+    )
+    ca.set_defaults(func=_cmd_calibrate)
 
     hr = sub.add_parser(
         "headroom",

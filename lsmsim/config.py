@@ -43,7 +43,7 @@ class ThreadsConfig(Section):
 class CpuCostConfig(Section):
     """CPU time per unit of RocksDB's work. The defaults are the `epyc-2vcpu-24g` machine preset
     (lsmsim/presets/machines/, which says where each figure comes from): written by
-    `scripts/calibrate_cpu.py` against Debian's db_bench 7.8.3 (--threads=1, no compression) on this
+    `lsmsim calibrate` (then scripts/calibrate_cpu.py) against Debian's db_bench 7.8.3 (--threads=1, no compression) on this
     project's 2-vCPU machines. Writes and merges from fillrandom at three entry sizes with and
     without the WAL and the LOG's per-compaction CPU; the read path from readrandom, readmissing and
     seekrandom with 0, 10 and 100 Next at a 1 GiB and an 8 MiB block cache."""
@@ -66,7 +66,7 @@ class CpuCostConfig(Section):
     merge_per_block: Duration = Field(
         units.parse_duration("2.155us"),
         description="A compaction, per data block (lsm.block_size) it reads or writes: parsing or building the block, "
-        "its checksum and index entry (db_bench fillrandom at 1, 4, 16 and 64 KiB blocks: scripts/calibrate_cpu.py).",
+        "its checksum and index entry (db_bench fillrandom at 1, 4, 16 and 64 KiB blocks: `lsmsim calibrate`).",
     )
     get_base: Duration = Field(units.parse_duration("0us"), description="A Get, whether or not it finds its key.")
     get_found: Duration = Field(
@@ -95,11 +95,23 @@ class CpuCostConfig(Section):
     )
 
 
+class HostConfig(Section):
+    """The host a machine preset was calibrated on (`lsmsim calibrate` fills it): a config without
+    `machine.preset` takes the preset whose host has this host's CPU model and cores."""
+
+    cpu: str = Field("", description="/proc/cpuinfo's model name.")
+    cores: int = Field(0, ge=0)
+    date: str = Field("", description="When the calibration ran (ISO date).")
+
+
 class MachineConfig(Section):
     """The machine: cores, memory and the CPU cost of RocksDB's work on them. `preset` loads one from
-    lsmsim/presets/machines/ (fields given here override it; `scripts/calibrate_cpu.py` writes one)."""
+    lsmsim/presets/machines/ (fields given here override it; `lsmsim calibrate` writes one for the host it
+    runs on). Without `preset` (or with `preset: host`) a config takes the preset calibrated on this host,
+    when there is one (`loading.expand_presets`); `preset: default` keeps the built-in costs below."""
 
     preset: str | None = None
+    host: HostConfig = HostConfig()
     source: str = Field("", description="Where the numbers come from (a calibration run, a datasheet).")
     memory: Bytes | None = Field(
         None,
@@ -110,6 +122,22 @@ class MachineConfig(Section):
     cpu: CpuCostConfig = CpuCostConfig()
     cores: int = Field(4, ge=1, description="CPU cores shared by all threads (processor sharing).")
     threads: ThreadsConfig = ThreadsConfig()
+    cpu_spread: float = Field(
+        0.45,
+        ge=0,
+        le=3,
+        description="Log-deviation of one operation's CPU time about its mean (a lognormal): the spread of "
+        "latency percentiles below the tail. db_bench fillrandom's write histogram on this project's hosts has "
+        "P75 / P50 = 1.36 (ln 1.36 / 0.674 = 0.45). 0: every operation takes its mean.",
+    )
+    sched_slice: Duration = Field(
+        units.parse_duration("1.5ms"),
+        ge=0,
+        description="The OS scheduler's time slice: a thread that holds less than a core (more runnable threads "
+        "than cores) runs slices this long and waits between them, so a few operations wait whole slices (the "
+        "P99.9 tail) while most wait none. Linux's EEVDF: sysctl_sched_base_slice 0.75 ms x (1 + log2 CPUs) "
+        "(kernel/sched/fair.c, update_sysctl), 1.5 ms on 2 CPUs. 0: every operation waits its mean share.",
+    )
     context_switch_overhead: float = Field(
         0.02, ge=0, lt=1, description="Fraction of CPU lost to switching when runnable threads exceed cores."
     )

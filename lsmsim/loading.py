@@ -4,6 +4,8 @@ YAML path (`ConfigError`). The models themselves are `config.py`'s."""
 from __future__ import annotations
 
 import copy
+import os
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -103,24 +105,73 @@ def _deep_merge(base: dict, over: dict) -> dict:
     return out
 
 
+HOST = "host"  # machine.preset: the preset calibrated on this host
+DEFAULT = "default"  # machine.preset: the built-in costs (config.py's defaults), whatever the host
+_told: set[str] = set()  # notices already printed by this process
+
+
+def _notice(text: str) -> None:
+    """Print a notice once per process (a sweep's points, a figure's runs: one line, not one per config)."""
+    if text not in _told:
+        _told.add(text)
+        print(f"lsmsim: {text}", file=sys.stderr)
+
+
+def machine_preset(asked: str | None, source: str) -> str | None:
+    """The machine preset a config runs on: the one it names; else (`host`, or none named) the preset
+    calibrated on this host (`preset_files.host_preset`, a CPU model and core count); else none (the built-in
+    costs). $LSMSIM_MACHINE_PRESET stands for a config that names none (`default`: the built-in costs; the
+    test suite sets it so that its figures do not depend on the host it runs on)."""
+    from .preset_files import host_facts, host_preset, host_preset_name
+
+    if asked is None:
+        asked = os.environ.get("LSMSIM_MACHINE_PRESET") or HOST
+    if asked == DEFAULT:
+        return None
+    if asked != HOST:
+        return asked
+    facts = host_facts()
+    name = host_preset(facts)
+    host = f"{facts['cpu']} x {facts['cores']}"
+    if name is None:
+        _notice(
+            f"no machine preset for this host ({host}): the CPU costs are the built-in ones, measured on another "
+            f"host; `lsmsim calibrate` measures this one in about 3 minutes (writes {host_preset_name(facts)})"
+        )
+        return None
+    _notice(f"machine preset {name} (calibrated on this host, {host})")
+    return name
+
+
 def expand_presets(data: dict, source: str) -> dict:
     """Fill `device` from `device.preset` and `machine` from `machine.preset` (lsmsim/presets/): the
-    preset's fields, then the config's own on top."""
+    preset's fields, then the config's own on top. A config without `machine.preset` runs on this host's
+    calibrated preset when there is one (`machine_preset`); the resolved config names it."""
     from .preset_files import load_preset, preset_names
 
+    machine = data.get("machine")
+    if machine is None or isinstance(machine, dict):
+        machine = dict(machine or {})
+        chosen = machine_preset(None if machine.get("preset") is None else str(machine["preset"]), source)
+        machine["preset"] = DEFAULT if chosen is None else chosen  # the resolved config names what it ran on
+        data = {**data, "machine": machine}
     for section, kind in (("device", "devices"), ("machine", "machines")):
         sec = data.get(section)
-        if not (isinstance(sec, dict) and sec.get("preset") is not None):
+        if not (isinstance(sec, dict) and sec.get("preset") is not None) or (section, sec["preset"]) == (
+            "machine",
+            DEFAULT,
+        ):
             continue
         try:
             base = load_preset(kind, str(sec["preset"]))
         except KeyError:
+            more = f", {HOST} (this host's), {DEFAULT} (the built-in costs)" if section == "machine" else ""
             raise ConfigError(
                 source,
                 [
                     (
                         f"{section}.preset",
-                        f"unknown preset {sec['preset']!r}; available: {', '.join(preset_names(kind))}",
+                        f"unknown preset {sec['preset']!r}; available: {', '.join(preset_names(kind))}{more}",
                     )
                 ],
             ) from None

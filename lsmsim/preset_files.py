@@ -28,3 +28,48 @@ def load_preset(kind: str, name: str) -> dict:
     data = yaml.safe_load(path.read_text()) or {}
     data.pop("preset", None)
     return data
+
+
+# ---------------------------------------------------------------- the host a machine preset was calibrated on
+def host_facts() -> dict:
+    """This host: its CPU model (/proc/cpuinfo's `model name`), cores and memory. A time measured on one CPU
+    model says nothing of another (an EPYC and a Xeon host of the same VM kind differ 2.4x on db_bench)."""
+    import os
+
+    cpuinfo = Path("/proc/cpuinfo")
+    lines = cpuinfo.read_text(errors="replace").splitlines() if cpuinfo.exists() else []
+    model = next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("model name")), "") or "unknown CPU"
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        memory = 0
+    return {"cpu": model, "cores": os.cpu_count() or 1, "memory": int(memory)}
+
+
+def host_preset_name(facts: dict | None = None) -> str:
+    """The name `lsmsim calibrate` gives this host's machine preset: its CPU model, cores and GiB of memory
+    (`Intel(R) Xeon(R) Processor`, 2 cores, 23.5 GiB -> `intel-xeon-processor-2vcpu-24g`)."""
+    import re
+
+    f = facts or host_facts()
+    words = re.sub(r"\((r|tm|c)\)", "", f["cpu"].lower())
+    words = re.sub(r"\b(cpu|with|radeon graphics|\d+-core processor)\b|@.*$", "", words)
+    slug = re.sub(r"[^a-z0-9]+", "-", words).strip("-") or "host"
+    return f"{slug}-{f['cores']}vcpu-{round(f['memory'] / 2**30)}g"
+
+
+def host_preset(facts: dict | None = None) -> str | None:
+    """The machine preset calibrated on a host like this one (same CPU model and cores, its `host:` field), or
+    None. The newest calibration wins when several match."""
+    f = facts or host_facts()
+    best: tuple[str, str] | None = None
+    for path in sorted((PRESET_ROOT / "machines").glob("*.yaml")):
+        try:
+            host = (yaml.safe_load(path.read_text()) or {}).get("host") or {}
+        except yaml.YAMLError:
+            continue
+        if host.get("cpu") == f["cpu"] and host.get("cores") == f["cores"]:
+            date = str(host.get("date", ""))
+            if best is None or date > best[0]:
+                best = (date, path.stem)
+    return best[1] if best else None

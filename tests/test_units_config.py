@@ -73,7 +73,7 @@ def test_missing_and_bad_files(tmp_path):
 
 
 def test_cpu_defaults_are_the_calibrated_machine_preset():
-    """machine.cpu's defaults say they are the epyc-2vcpu-24g preset (scripts/calibrate_cpu.py): keep it so."""
+    """machine.cpu's defaults say they are the epyc-2vcpu-24g preset (the EPYC host's calibration): keep it so."""
     from lsmsim.config import CpuCostConfig
     from lsmsim.preset_files import load_preset
 

@@ -2,9 +2,11 @@
 its options as the lsm, policy and machine sections. `lsmsim run --dbbench "--benchmarks=fillrandom --num=1000000"`.
 
 Benchmarks, with db_bench's semantics (as `workload.preset` has them: lsmsim/workloads/presets.py):
-fillrandom (num puts, uniform keys with replacement), fillseq, overwrite (num uniform puts), updaterandom (a get
-and a put each), deleterandom, readrandom and readmissing (`reads` gets, default num), seekrandom (Seek +
-`seek_nexts` Next), waitforcompaction (the phase before it waits). `stats`, `levelstats` and `sstables` print and
+fillrandom (num puts per thread, uniform keys with replacement), fillseq, overwrite (num uniform puts), updaterandom
+(a get and a put each), deleterandom, readrandom and readmissing (`reads` gets per thread, default num), seekrandom
+(Seek + `seek_nexts` Next), readrandomwriterandom (`--readwritepercent` gets, the rest puts, in every thread),
+readwhilewriting and seekrandomwhilewriting (`--threads` readers and one writer, `--benchmark_write_rate_limit`),
+waitforcompaction (the phase before it waits); `--duration` makes every benchmark run that many seconds. `stats`, `levelstats` and `sstables` print and
 change nothing; every other benchmark is unsupported and named. Flags lsmsim has no model for are named too;
 db_bench's own defaults apply where a flag is absent (it compresses with snappy unless --compression_type=none,
 which lsmsim, modelling uncompressed data, reports).
@@ -12,6 +14,7 @@ which lsmsim, modelling uncompressed data, reports).
 
 from __future__ import annotations
 
+import math
 import shlex
 from typing import Any
 
@@ -40,6 +43,10 @@ COMPACTION_PRI = list(ROCKSDB_PRI.values())  # db_bench's --compaction_pri is th
 WORKLOAD_FLAGS = {
     "benchmarks",
     "reads",
+    "writes",
+    "duration",
+    "readwritepercent",
+    "benchmark_write_rate_limit",
     "threads",
     "seek_nexts",
     "disable_wal",
@@ -64,7 +71,6 @@ IGNORED = {
     "use_existing_db",
     "progress_reports",
     "perf_level",
-    "benchmark_write_rate_limit",
     "benchmark_read_rate_limit",
     "options_file",
     "wal_dir",
@@ -117,31 +123,72 @@ def _convert(name: str, text: str, kind=None) -> Any:
 
 
 def _phases(f: dict[str, str], num: int, unsupported: list) -> list[dict]:
+    """db_bench's benchmarks as phases (tools/db_bench_tool.cc, RocksDB 7.8). Each thread of a fill writes `num`
+    keys (`DoWrite`: num_ops = writes_ or num_); reads take `reads` (default num) per thread; with `--duration`
+    every benchmark runs that long instead. A Get finds its key with the chance that the writes before it wrote it
+    (uniform keys with replacement: 1 - exp(-writes / num); fillseq writes them all)."""
     reads = _convert("reads", f.get("reads", "-1"), int)
     reads = num if reads < 0 else reads
+    writes = _convert("writes", f.get("writes", "-1"), int)
+    writes = num if writes < 0 else writes
     nexts = _convert("seek_nexts", f.get("seek_nexts", "0"), int)
-    threads = {"threads": max(1, _convert("threads", f.get("threads", "1"), int))}
+    threads = max(1, _convert("threads", f.get("threads", "1"), int))
+    duration = _convert("duration", f.get("duration", "0"), int)
+    percent = _convert("readwritepercent", f.get("readwritepercent", "90"), int)
+    if not 0 <= percent <= 100:
+        raise ConfigError("--dbbench", [("--readwritepercent", f"{percent}: a percentage, 0..100")])
+    rate = _convert("benchmark_write_rate_limit", f.get("benchmark_write_rate_limit", "0"), int)
     uniform = {"distribution": "uniform"}
+    written = 0.0  # uniform writes so far, in units of num (a Get's chance to find its key)
     phases: list[dict] = []
+
+    def found() -> dict:
+        p = 1.0 if written == math.inf else 1.0 - math.exp(-written)
+        return {"get": p, "get_empty": 1.0 - p} if 0 < p < 1 else {"get" if p >= 1 else "get_empty": 1.0}
+
+    def seeks() -> tuple[dict, dict]:
+        if nexts == 0:
+            return {"short_scan": 1.0}, {"short_scan_length": 1}
+        return {"long_scan": 1.0}, {"scan_length": nexts}
+
     for bench in (b.strip() for b in f.get("benchmarks", "").split(",") if b.strip()):
-        p: dict[str, Any] = {"name": bench, "writers": threads, "keys": uniform}
-        if bench == "fillrandom":
-            p.update(operations=num, mix={"insert": 1.0})
+        p: dict[str, Any] = {"name": bench, "writers": {"threads": threads}, "keys": uniform}
+        ops = None
+        if bench in ("fillrandom", "overwrite"):
+            ops = writes * threads
+            p["mix"] = {"insert": 1.0} if bench == "fillrandom" else {"update": 1.0}
         elif bench == "fillseq":
-            p.update(operations=num, mix={"insert": 1.0}, keys={"distribution": "sequential"})
-        elif bench == "overwrite":
-            p.update(operations=num, mix={"update": 1.0})
+            ops = num * threads
+            p.update(mix={"insert": 1.0}, keys={"distribution": "sequential"})
         elif bench == "updaterandom":  # a Get, then a Put of the same key
-            p.update(operations=2 * reads, mix={"get": 0.5, "update": 0.5})
+            ops = 2 * reads * threads
+            p["mix"] = {"get": 0.5, "update": 0.5}
         elif bench == "deleterandom":
-            p.update(operations=num, mix={"delete": 1.0})
+            ops = num * threads
+            p["mix"] = {"delete": 1.0}
         elif bench in ("readrandom", "readmissing"):
-            p.update(operations=reads, mix={"get" if bench == "readrandom" else "get_empty": 1.0})
+            ops = reads * threads
+            p["mix"] = found() if bench == "readrandom" else {"get_empty": 1.0}
         elif bench == "seekrandom":
-            if nexts == 0:
-                p.update(operations=reads, mix={"short_scan": 1.0}, short_scan_length=1)
-            else:
-                p.update(operations=reads, mix={"long_scan": 1.0}, scan_length=nexts)
+            ops = reads * threads
+            mix, more = seeks()
+            p.update(mix=mix, **more)
+        elif bench == "readrandomwriterandom":  # each thread: a Get with readwritepercent %, else a Put
+            ops = max(reads, writes) * threads
+            p["mix"] = {**{k: v * percent / 100 for k, v in found().items()}, "insert": 1 - percent / 100}
+        elif bench in ("readwhilewriting", "seekrandomwhilewriting"):
+            # `threads` readers and one more thread writing until they finish (BGWriter), at
+            # --benchmark_write_rate_limit bytes/s when given; db_bench reports the readers only
+            ops = reads * threads  # the readers' operations: the phase's op count takes the writer's too (below)
+            mix, more = (found(), {}) if bench == "readwhilewriting" else seeks()
+            # two groups: the writer runs the mix's writes, the readers its reads (foreground.make_groups), each a
+            # closed loop (or the writer at its rate), so the mix's write share sets no rate
+            p.update(mix={**mix, "insert": 1.0}, queries={"mode": "closed", "threads": threads}, **more)
+            p["writers"] = {"mode": "rate", "rate": rate} if rate > 0 else {"threads": 1}
+            if not duration:
+                unsupported.append(
+                    (f"--benchmarks={bench}", "without --duration the phase's operations count the writer's too")
+                )
         elif bench == "waitforcompaction":
             if phases:
                 phases[-1]["wait_for_compactions"] = True
@@ -151,15 +198,27 @@ def _phases(f: dict[str, str], num: int, unsupported: list) -> list[dict]:
         else:
             unsupported.append((f"--benchmarks={bench}", "no lsmsim phase for it; skipped"))
             continue
+        if duration > 0:
+            p["duration"] = float(duration)
+        else:
+            p["operations"] = ops
         phases.append(p)
+        mix = p["mix"]
+        if "insert" in mix or "update" in mix:
+            share = (mix.get("insert", 0) + mix.get("update", 0)) if "queries" not in p else 0.0
+            if bench == "fillseq":
+                written = math.inf
+            elif written != math.inf and not duration:
+                written += (ops or 0) * share / num
     if not phases:
         raise ConfigError(
             "--dbbench",
             [
                 (
                     "--benchmarks",
-                    "names no benchmark lsmsim runs (fillrandom, fillseq, "
-                    "overwrite, updaterandom, deleterandom, readrandom, readmissing, seekrandom)",
+                    "names no benchmark lsmsim runs (fillrandom, fillseq, overwrite, updaterandom, deleterandom, "
+                    "readrandom, readmissing, seekrandom, readrandomwriterandom, readwhilewriting, "
+                    "seekrandomwhilewriting)",
                 )
             ],
         )

@@ -7,9 +7,13 @@ flow of the sharing solver per step; `op_latencies` turns the solved rate into p
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from statistics import NormalDist
+
+import numpy as np
 
 from ..config import PhaseConfig
 from ..lsm.costs import CostTable
@@ -42,6 +46,8 @@ class Group:
     base_threads: int = 0  # threads from the config (policies may lend more, see extra_query_threads)
     per_op: dict[str, float] = field(default_factory=dict)  # latency per op type, without sync reads
     reads: dict[str, float] = field(default_factory=dict)  # mean synchronous reads per op type
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds per op type on a core of its own
+    cpu_wait: dict[str, float] = field(default_factory=dict)  # mean wait for a core per op (processor sharing)
     write_wait: float = 0.0  # mean wait of a write under the write controller's delayed rate (REFILL_S sleeps)
 
     def __post_init__(self):
@@ -79,6 +85,34 @@ def make_groups(p: PhaseConfig, bytes_per_write: float) -> list[Group]:
     return groups
 
 
+def group_flow(g: Group, costs: CostTable, dev, block_size: int, limit, wb: float, rank: int, machine) -> Flow:
+    """The sharing solver's flow of group `g` this step: CPU per operation of its mix, device time of its block
+    reads, its cap (a target rate, an arrival rate with no backlog, the write controller's `limit` in bytes/s of
+    `wb`-byte writes). The WAL is written through the OS page cache (WriteOptions::sync = false, db_bench's default):
+    PosixWritableFile::Append returns once the bytes are in memory, so a writer does not wait for the device; the
+    kernel's writeback flow takes the WAL's device time."""
+    g.cpu_per_op = sum(s * costs.of(op).cpu for op, s in g.shares.items())
+    g.sync_reads = sum(s * costs.of(op).sync_reads for op, s in g.shares.items())
+    g.page_s = dev.seconds(block_size, 0.0, 0.0)
+    g.sync_transfer = g.page_s * sum(s * costs.of(op).extra_pages for op, s in g.shares.items())
+    reads = sum(s * costs.of(op).reads for op, s in g.shares.items())
+    wshare = g.shares.get("write", 0.0)
+    cap = g.target if (not g.open or g.backlog <= 0) else math.inf
+    if wshare > 0 and limit is not None:
+        cap = min(cap, limit / wb / wshare)
+    g.flow = Flow(
+        g.name,
+        rank,
+        g.threads,
+        g.cpu_per_op,
+        dev.seconds(0.0, 0.0, reads),
+        cap=cap,
+        # a client group that also reads is not pinned: its reads would be
+        reserved="writers" in machine.reserved_for and set(g.shares) == {"write"},
+    )
+    return g.flow
+
+
 def op_latencies(g: Group, costs: CostTable, read_latency: float, write_delay: float, write_limited: bool) -> None:
     """Latency per operation type for one of the group's threads at the solved rates.
 
@@ -95,6 +129,8 @@ def op_latencies(g: Group, costs: CostTable, read_latency: float, write_delay: f
         slow = max(1.0, (f.cpu / f.cpu_share - f.sync) / f.cpu)
     # a multi-page read (a filter or index load) waits for its pages beyond the first: part of the op's latency
     g.per_op = {op: costs.of(op).cpu * slow + costs.of(op).extra_pages * g.page_s for op in g.shares}
+    g.cpu = {op: costs.of(op).cpu for op in g.shares}
+    g.cpu_wait = {op: g.cpu[op] * (slow - 1.0) for op in g.shares}
     if "write" in g.per_op:
         g.per_op["write"] += write_delay
     g.reads = {op: costs.of(op).sync_reads for op in g.shares}
@@ -140,6 +176,50 @@ def latency_points(g: Group, op: str, read_latency: float) -> list[tuple[float, 
     if frac <= PROB_EPS:
         return [(base + k * read_latency, 1.0)]
     return [(base + k * read_latency, 1.0 - frac), (base + (k + 1) * read_latency, frac)]
+
+
+@functools.lru_cache(maxsize=64)
+def _spread_points(sigma: float) -> tuple[np.ndarray, np.ndarray]:
+    """A lognormal of mean 1 and log-deviation `sigma` as (multiplier, probability) points: one point per
+    probability bin, finer in the tail (so that p99 and p99.9 fall on points), at the bin's middle quantile, the
+    multipliers scaled so that their mean stays exactly 1."""
+    prob = np.diff(SPREAD_EDGES)
+    mids = (SPREAD_EDGES[:-1] + SPREAD_EDGES[1:]) / 2
+    z = np.array([NormalDist().inv_cdf(float(m)) for m in mids])
+    mult = np.exp(sigma * z)
+    return mult / float((mult * prob).sum()), prob
+
+
+SPREAD_EDGES = np.array([0.0, 0.25, 0.5, 0.75, 0.9, 0.97, 0.99, 0.997, 0.999, 0.9997, 1.0])
+
+
+def latency_distribution(
+    g: Group, op: str, read_latency: float, spread: float, slice_s: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The latency distribution of one op type as (latencies, probabilities), with the mean of `latency_points`
+    (which it refines), for the fluid mode's percentiles:
+    - each of `latency_points`' points (synchronous reads K = floor(r) or floor(r) + 1; a delayed write's sleep);
+    - the op's own CPU time spread as a lognormal of log-deviation `spread` (machine.cpu_spread: skiplist depth,
+      cache misses; db_bench's uncontended histograms);
+    - processor sharing as the kernel's scheduler does it (machine.sched_slice): a thread that holds less than a
+      core runs slices of `slice_s` and waits between them, so an op of CPU c waits (slow - 1) x slice_s with the
+      chance c / slice_s that a slice ends while it runs, and not at all otherwise; the mean wait c (slow - 1) is
+      the fluid's, and the rare long ones are the tail db_bench shows when threads outnumber cores."""
+    pts = latency_points(g, op, read_latency)
+    lat = np.array([p[0] for p in pts])
+    prob = np.array([p[1] for p in pts])
+    c = g.cpu.get(op, 0.0)
+    wait = g.cpu_wait.get(op, 0.0)
+    if c <= 0.0:
+        return lat, prob
+    rest = lat - c - wait  # what is not the op's CPU or its wait for a core: reads, sleeps, transfers
+    mult, mp = _spread_points(spread) if spread > 0 else (np.ones(1), np.ones(1))
+    q = min(1.0, c / slice_s) if slice_s > 0 and wait > 0 else 1.0
+    waits = np.array([wait / q, 0.0]) if q < 1.0 else np.array([wait])
+    wp = np.array([q, 1.0 - q]) if q < 1.0 else np.ones(1)
+    out = rest[:, None, None] + c * mult[None, :, None] + waits[None, None, :]
+    w = prob[:, None, None] * mp[None, :, None] * wp[None, None, :]
+    return out.ravel(), w.ravel()
 
 
 def read_latency_fixed_point(

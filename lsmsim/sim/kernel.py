@@ -35,7 +35,15 @@ from ..workloads.presets import resolve_phases
 from . import limits
 from .background import Background, IOBatch
 from .counters import Counters
-from .foreground import Group, latency_points, make_groups, mean_service, op_latencies, read_latency_fixed_point
+from .foreground import (
+    Group,
+    group_flow,
+    latency_distribution,
+    make_groups,
+    mean_service,
+    op_latencies,
+    read_latency_fixed_point,
+)
 from .jobs import Job
 from .limits import LimitReached
 from .oplevel import OpDriver
@@ -94,6 +102,7 @@ class Simulation:
         self._phase_end_event: simpy.Event | None = None
         self.read_latency = self.device.read_latency(0.0)
         self.write_bps = 0.0  # bytes/s written by the last step's jobs and WAL
+        self._wal_rate = 0.0  # writes/s whose WAL pages the OS writes back (the last step's)
         self.capacity = float(getattr(cfg.device, "capacity", math.inf))  # the run ends beyond it (limits.py)
 
     @property
@@ -242,26 +251,11 @@ class Simulation:
             helpers = self.policy.extra_query_threads()
             for g in groups:
                 g.threads = g.base_threads + (helpers if g.name == "queries" else 0)
-                g.cpu_per_op = sum(s * costs.of(op).cpu for op, s in g.shares.items())
-                g.sync_reads = sum(s * costs.of(op).sync_reads for op, s in g.shares.items())
-                g.page_s = dev.seconds(lsm.block_size, 0.0, 0.0)
-                g.sync_transfer = g.page_s * sum(s * costs.of(op).extra_pages for op, s in g.shares.items())
-                reads = sum(s * costs.of(op).reads for op, s in g.shares.items())
-                wshare = g.shares.get("write", 0.0)
-                cap = g.target if (not g.open or g.backlog <= 0) else math.inf
-                if wshare > 0 and limit is not None:
-                    cap = min(cap, limit / wb / wshare)
-                g.flow = Flow(
-                    g.name,
-                    self.io_rank["foreground"],
-                    g.threads,
-                    g.cpu_per_op,
-                    dev.seconds(0.0, 0.0, reads) + wshare * wal,
-                    cap=cap,
-                    # a client group that also reads is not pinned: its reads would be
-                    reserved="writers" in m.reserved_for and set(g.shares) == {"write"},
-                )
-                flows.append(g.flow)
+                flows.append(group_flow(g, costs, dev, lsm.block_size, limit, wb, self.io_rank["foreground"], m))
+            if wal > 0 and self._wal_rate > 0:
+                # the OS writes the WAL's dirty pages back at the rate the writers append them (the last step's:
+                # the kernel's writeback follows the writes), sharing the device with flushes and compactions
+                flows.append(Flow("wal-writeback", self.io_rank["flush"], 1, 0.0, wal, cap=self._wal_rate))
 
         def evaluate(u: float) -> tuple[float, bool]:  # the flows when a synchronous read waits read_latency(u)
             for g, flow in zip(groups, flows[len(self.jobs) :]):
@@ -281,6 +275,11 @@ class Simulation:
             return util, converged
 
         self.util, converged = read_latency_fixed_point(evaluate, self.util)
+        self._wal_rate = (
+            sum(f.rate * g.shares.get("write", 0.0) for g, f in zip(groups, flows[len(self.jobs) :]))
+            if groups and lsm.wal
+            else 0.0
+        )
         if not converged:  # the rates are the last round's; the summary counts such steps
             self.counters.unconverged_steps += 1
         self.read_latency = dev.read_latency(self.util, self.write_bps)
@@ -379,7 +378,7 @@ class Simulation:
 
     def _advance_foreground(self, dt: float) -> None:
         """The fluid's operations over `dt`: counts, latency mass, block-cache warming, writes."""
-        lsm, n, p = self.cfg.lsm, self.counters, self.phase
+        lsm, n, p, m = self.cfg.lsm, self.counters, self.phase, self.cfg.machine
         costs = self.costs()
         n_total = 0.0
         for g in self.groups:
@@ -401,8 +400,8 @@ class Simulation:
                     self.warm(c.run_blocks, k)
                     n.add_blocks(k, c, op)
                 if not g.open:
-                    for lat, prob in latency_points(g, op, self.read_latency):
-                        self.rec.latency_mass(op, lat, k * prob)
+                    lat, prob = latency_distribution(g, op, self.read_latency, m.cpu_spread, m.sched_slice)
+                    self.rec.latency_masses(op, lat, k * prob)
             if g.open and p.measure:
                 self.rec.open_segment(
                     self.env.now - dt, self.env.now, mean_service(g, self.read_latency), g.threads, g.target

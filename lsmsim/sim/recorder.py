@@ -47,14 +47,17 @@ class LatencyHistogram:
         self.sum += latency * count
         self.max = max(self.max, latency)
 
-    def add_many(self, lat: np.ndarray, weight: float = 1.0) -> None:
-        lat = lat[np.isfinite(lat)]
+    def add_many(self, lat: np.ndarray, weight: float | np.ndarray = 1.0) -> None:
+        """Latencies `lat`, each of mass `weight` (one for all, or one each)."""
+        w = np.broadcast_to(np.asarray(weight, float), lat.shape)
+        keep = np.isfinite(lat) & (w > 0)
+        lat, w = lat[keep], w[keep]
         if lat.size == 0:
             return
         i = ((np.log10(np.maximum(lat, _LAT_MIN)) - _LAT_LO) / (self.hi - _LAT_LO) * self.bins).astype(int)
-        np.add.at(self.w, np.clip(i, 0, self.bins - 1), weight)
-        self.total += lat.size * weight
-        self.sum += float(lat.sum()) * weight
+        np.add.at(self.w, np.clip(i, 0, self.bins - 1), w)
+        self.total += float(w.sum())
+        self.sum += float((lat * w).sum())
         self.max = max(self.max, float(lat.max()))
 
     def percentile(self, q: float) -> float:
@@ -108,6 +111,14 @@ class Recorder:
             if op in ("get", "get_empty"):
                 self._phase_lookups.add(latency, count)
 
+    def latency_masses(self, op: str, latency: np.ndarray, count: np.ndarray) -> None:
+        """`latency_mass` for a distribution: count[i] operations of latency[i]."""
+        if self.cursor.measuring:
+            self.hist[op].add_many(latency, count)
+            self._interval_hist.add_many(latency, count)
+            if op in ("get", "get_empty"):
+                self._phase_lookups.add_many(latency, count)
+
     def phase_boundary(self) -> None:
         """Close the current phase's row (throughput by phase: ARCE Fig. 9's table) and open the next."""
         n = self.counters
@@ -142,6 +153,8 @@ class Recorder:
                     "pages_per_query": query_pages / queries if queries > 0 else float("nan"),
                     "lookup_mean_s": lookups["mean_s"],
                     "lookup_p90_s": lookups["p90_s"],
+                    "lookup_p99_s": lookups["p99_s"],
+                    "lookup_p999_s": lookups["p999_s"],
                 }
             )
         p = self.cursor.phase
@@ -430,7 +443,7 @@ class Recorder:
                 if not math.isnan(row["pages_per_query"]):
                     summary[f"phase_{row['phase']}_pages_per_query"] = float(row["pages_per_query"])
                 if not math.isnan(row["pages_per_lookup"]):  # a phase of point lookups
-                    for key in ("read_amp", "pages_per_lookup", "lookup_mean_s", "lookup_p90_s"):
+                    for key in ("read_amp", "pages_per_lookup", "lookup_mean_s", "lookup_p90_s", "lookup_p99_s"):
                         summary[f"phase_{row['phase']}_{key}"] = float(row[key])
         return Result(
             summary=summary,

@@ -84,8 +84,9 @@ SUMMARY_DOC = {
     "amplification over the ideal of one page per found key (Sarkar et al. PVLDB'21 §4.2)",
     "phase_<name>_ops_per_s": "throughput of a measured phase",
     "phase_<name>_pages_per_query": "a measured phase with reads: device pages per read operation (EcoTune Table 3)",
-    "phase_<name>_read_amp / _pages_per_lookup / _lookup_mean_s / _lookup_p90_s": "a measured phase of point "
-    "lookups: read_amp_point, device pages per lookup, and the lookups' mean and P90 latency",
+    "phase_<name>_read_amp / _pages_per_lookup / _lookup_mean_s / _lookup_p90_s / _lookup_p99_s": "a measured "
+    "phase of point lookups: read_amp_point, device pages per lookup, and the lookups' (get and get_empty together, "
+    "as db_bench's read histogram) mean, P90 and P99 latency",
     "page_cache_hit_ratio / page_cache_hit_ratio_L<i>": "block-cache misses served by the OS page cache "
     "(machine.memory; 0 with lsm.use_direct_reads), all levels / level i",
 }

@@ -40,6 +40,9 @@ class DbBenchRun:
     compactions: list[dict] = field(default_factory=list)  # per compaction: output_level, bytes, records, cpu
     trivial_moves: list[dict] = field(default_factory=list)  # per move: destination_level, files, bytes
     level_files: dict[int, int] = field(default_factory=dict)  # final live files per level (lsm_state)
+    ops_per_sec: dict[str, float] = field(default_factory=dict)  # benchmark -> ops/sec (done / elapsed, all threads)
+    # benchmark -> operation type (read, write, seek, ...) -> Count, Average, P50, P75, P99, P99.9, P99.99 (us)
+    histograms: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
 
     # ------------------------------------------------------------ derived figures
     @property
@@ -115,6 +118,37 @@ def parse_stdout(text: str) -> tuple[dict, dict, dict, dict]:
                     continue
             levels[tok[0]] = row  # the last table printed wins (the final `stats`)
     return micros, secs, levels, parse_statistics(text)
+
+
+_OPS = re.compile(r"^(\w+)\s*:\s*[\d.]+ micros/op (\d+) ops/sec")
+_HIST = re.compile(r"^Microseconds per (\w+):")
+_NUM = re.compile(r"([\w.]+): ([\d.]+)")
+
+
+def parse_reports(text: str) -> tuple[dict[str, float], dict[str, dict[str, dict[str, float]]]]:
+    """ops/sec of each benchmark and, with --histogram, its per-operation-type latency histograms (db_bench's
+    `Stats::Report`: "Microseconds per read:" and HistogramImpl::ToString's Count/Average/Percentiles lines, which
+    follow the benchmark's own line). A readwhilewriting's writer is not in them (BGWriter: SetExcludeFromMerge)."""
+    ops: dict[str, float] = {}
+    hists: dict[str, dict[str, dict[str, float]]] = {}
+    bench, op = None, None
+    for line in text.splitlines():
+        line = line.strip()
+        m = _OPS.match(line)
+        if m:
+            bench, op = m.group(1), None
+            ops[bench] = float(m.group(2))
+            continue
+        m = _HIST.match(line)
+        if m and bench is not None:
+            op = m.group(1)
+            hists.setdefault(bench, {})[op] = {}
+            continue
+        if op is not None and bench is not None and line.startswith(("Count:", "Min:", "Percentiles:")):
+            hists[bench][op].update({k: float(v) for k, v in _NUM.findall(line)})
+        elif line.startswith("---"):
+            op = None
+    return ops, hists
 
 
 def parse_log(text: str) -> dict:
@@ -197,6 +231,7 @@ def run_db_bench(
         if proc.returncode != 0:
             raise RuntimeError(f"db_bench {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
         micros, secs, levels, stats = parse_stdout(proc.stdout)
+        ops, hists = parse_reports(proc.stdout)
         log = Path(db) / "LOG"
         events = parse_log(log.read_text(errors="replace")) if log.exists() else {}
         return DbBenchRun(
@@ -206,6 +241,8 @@ def run_db_bench(
             seconds=secs,
             levels=levels,
             statistics=stats,
+            ops_per_sec=ops,
+            histograms=hists,
             **events,
         )
     finally:
@@ -213,4 +250,4 @@ def run_db_bench(
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-__all__ = ["DbBenchRun", "parse_log", "parse_stdout", "run_db_bench"]
+__all__ = ["DbBenchRun", "parse_log", "parse_reports", "parse_stdout", "run_db_bench"]

@@ -42,7 +42,7 @@ COMMON = [
     "--threads=1",
 ]  # no --seed: every db_bench process would draw the same keys, so reads would follow the fill's writes
 
-MACHINE = "epyc-2vcpu-24g"  # the machine preset scripts/calibrate_cpu.py wrote on the machine of the reference runs
+MACHINE = "epyc-2vcpu-24g"  # the machine preset calibrated on the host of the recorded runs (AMD EPYC)
 LEVELS = 7  # RocksDB's num_levels default: bytes written into each are compared
 BUDGET = {"w_amp": 0.10, "level_bytes": 0.15, "us_per_op": 0.25, "duration": 0.20}
 

@@ -1,0 +1,307 @@
+"""`lsmsim calibrate`: measure this host with Debian's db_bench (rocksdb-tools 7.8.3) and write its machine preset.
+
+Every run is db_bench with --threads=1, --statistics and no compression, on this host:
+
+1. The write path: fillrandom (16-byte keys, 100-byte values) with and without the WAL, and fillseq without it.
+   Per write: (benchmark seconds - rocksdb.stall.micros) / writes, the median over the repeats (this shared VM's
+   speed moves by 20-40% from one run to the next); the WAL's share is the difference of the two.
+2. Compactions and flushes: each compaction_finished event of the LOG gives its CPU micros, input records and
+   (from compaction_started) input bytes; non-negative least squares of the CPU against input records, input
+   bytes and data blocks read and written gives merge_per_entry, merge_per_byte and merge_per_block (more
+   fillrandom runs at 1, 16 and 64 KiB blocks tell the last two apart). Flushes: the L0 row's
+   CompMergeCPU(sec) against the entries and bytes flushed.
+3. The read path: one fillrandom 1M + waitforcompaction per repeat, then the validation matrix's read benchmarks
+   (lsmsim/validation/matrix.py, cases cache-1gib and buffered-8mib: readrandom, readmissing, seekrandom with 0,
+   10 and 100 Next) on it. lsmsim runs the same cases once per read constant (that constant 1 ms, the others
+   1 us) to count what each constant multiplies, per operation and averaged over each phase as the block cache
+   warms; non-negative least squares on the relative errors gives the constants.
+
+The preset is named after the host (`preset_files.host_preset_name`: CPU model, cores, memory) and carries
+`host:` (CPU model, cores, date), so that a config without `machine.preset` takes it on a host like this one.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import yaml
+from scipy.optimize import nnls
+
+from ..preset_files import PRESET_ROOT, host_facts, host_preset_name
+from .dbbench import DbBenchRun, run_db_bench
+from .matrix import COMMON, case, real_figures
+
+BLOCK_SIZES = (1024, 16384, 65536)  # besides db_bench's default 4096: per-block compaction CPU (merge_per_block)
+READ_CASES = ("cache-1gib", "buffered-8mib")
+# scan_base stays 0: every case the fit sees has the same runs (L0 files + L1 + L2), so a seek's fixed cost and its
+# per-run cost (index_search: RocksDB's NewIterator builds one child iterator per run) cannot be told apart
+READ_CONSTANTS = ("get_base", "get_found", "filter_probe", "index_search", "block_decode", "next_entry", "block_read")
+
+
+@dataclass
+class Measurements:
+    """What db_bench measured on this host: the write runs and, per read case, its repeats' invocations."""
+
+    host: dict
+    writes: list[dict] = field(default_factory=list)
+    reads: dict[str, list[list[dict]]] = field(default_factory=dict)
+    seconds: float = 0.0  # wall time of the db_bench runs
+
+    def to_json(self) -> str:
+        return json.dumps(self.__dict__)
+
+    @classmethod
+    def from_json(cls, text: str) -> Measurements:
+        return cls(**json.loads(text))
+
+
+def _say(text: str) -> None:
+    print(f"  {text}", file=sys.stderr, flush=True)
+
+
+VALUES = (400, 1000)  # besides 100-byte values: entry sizes that tell a flush's per-entry and per-byte CPU apart
+
+
+def _write_args(num: int, *extra: str, bench: str = "fillrandom", value: int = 100) -> list[str]:
+    common = [a for a in COMMON if not a.startswith("--value_size")] + [f"--value_size={value}"]
+    return [f"--benchmarks={bench},stats", f"--num={num}", *common, "--statistics=1", *extra]
+
+
+def _per_write(r: DbBenchRun, bench: str, writes: int) -> tuple[float, float]:
+    stall = r.statistics.get("rocksdb.stall.micros", 0) / 1e6
+    return (r.seconds[bench] - stall) / writes, stall
+
+
+def measure_writes(num: int, repeat: int) -> list[dict]:
+    """fillrandom with and without the WAL, fillseq, and fillrandom at other block sizes (section 1 and 2)."""
+    out = []
+    for _ in range(repeat):
+        for wal, value in ((True, 100), (False, 100)) + tuple((False, v) for v in VALUES if _ == 0):
+            n = int(num * 116 / (16 + value))  # about the same bytes at every entry size
+            r = run_db_bench(_write_args(n, f"--disable_wal={int(not wal)}", value=value))
+            per, stall = _per_write(r, "fillrandom", n)
+            out.append(
+                {
+                    "kind": "fillrandom",
+                    "wal": wal,
+                    "value": value,
+                    "per_write_s": per,
+                    "stall_s": stall,
+                    "block_size": 4096,
+                    "compactions": r.compactions,
+                    "flush_cpu_s": r.levels.get("L0", {}).get("CompMergeCPU(sec)", float("nan")),
+                    "flush_entries": sum(f["entries"] for f in r.flushes),
+                    "flush_bytes": r.flush_bytes,
+                }
+            )
+            _say(f"fillrandom {n:,} x {value} B wal={wal}: {per * 1e6:.2f} us/write")
+        r = run_db_bench(_write_args(num, "--disable_wal=1", bench="fillseq"))
+        per, stall = _per_write(r, "fillseq", num)
+        out.append({"kind": "fillseq", "per_write_s": per, "stall_s": stall, "compactions": []})
+        _say(f"fillseq {num:,}: {per * 1e6:.2f} us/write")
+    for bs in BLOCK_SIZES:
+        r = run_db_bench(_write_args(num, "--disable_wal=1", f"--block_size={bs}"))
+        out.append({"kind": "blocks", "block_size": bs, "compactions": r.compactions})
+        _say(f"fillrandom block_size={bs}: {len(r.compactions)} compactions")
+    return out
+
+
+def fit_writes(runs: list[dict]) -> dict:
+    """The write path's constants (seconds) from `measure_writes`' runs, plus `_`-keys that say how."""
+    rows = [
+        (
+            c["input_records"],
+            c["input_bytes"],
+            (c["input_bytes"] + c["bytes"]) / r.get("block_size", 4096),
+            c["cpu_micros"] / 1e6,
+        )
+        for r in runs
+        for c in r["compactions"]
+    ]
+    if len(rows) < 3:
+        raise RuntimeError(f"only {len(rows)} compactions in the calibration runs: too few to fit (raise --num)")
+    merge, _ = nnls(np.array([x[:3] for x in rows], float), np.array([x[3] for x in rows], float))
+    fills = [r for r in runs if r["kind"] == "fillrandom"]
+
+    def median(sel) -> float:
+        return float(np.median([r["per_write_s"] for r in runs if sel(r)]))
+
+    insert = median(lambda r: r["kind"] == "fillrandom" and not r["wal"] and r["value"] == 100)
+    wal = median(lambda r: r["kind"] == "fillrandom" and r["wal"] and r["value"] == 100) - insert
+    flushes = [r for r in fills if r["flush_entries"] and r["flush_cpu_s"] == r["flush_cpu_s"]]
+    flush, _ = nnls(
+        np.array([[r["flush_entries"], r["flush_bytes"]] for r in flushes], float),
+        np.array([r["flush_cpu_s"] for r in flushes], float),
+    )
+    return {
+        "memtable_insert": insert,
+        "memtable_insert_sequential": median(lambda r: r["kind"] == "fillseq"),
+        "wal_append": max(0.0, wal),
+        "merge_per_entry": float(merge[0]),
+        "merge_per_byte": float(merge[1]),
+        "merge_per_block": float(merge[2]),
+        "flush_per_entry": float(flush[0]),
+        "flush_per_byte": float(flush[1]),
+        "_compactions": len(rows),
+        "_flush_runs": len(flushes),
+    }
+
+
+def measure_reads(repeat: int) -> dict[str, list[list[dict]]]:
+    """The matrix's read cases (READ_CASES), all on one fill per repeat: the fill is the same invocation in each
+    case (fillrandom 1M, waitforcompaction), and the read benchmarks change nothing on disk."""
+    out: dict[str, list[list[dict]]] = {label: [] for label in READ_CASES}
+    cases = [case(label) for label in READ_CASES]
+    for i in range(repeat):
+        d = Path(tempfile.mkdtemp(prefix="lsmsim-calibrate-"))
+        try:
+            t0 = time.perf_counter()
+            fill = run_db_bench(cases[0].dbbench[0], db=d / "db")
+            _say(f"read path #{i + 1}: fillrandom 1M + waitforcompaction {time.perf_counter() - t0:.1f} s")
+            for c in cases:
+                assert c.dbbench[0] == cases[0].dbbench[0], "the read cases share their fill"
+                t0 = time.perf_counter()
+                reads = [run_db_bench(args, db=d / "db") for args in c.dbbench[1:]]
+                out[c.name].append([r.to_dict() for r in [fill, *reads]])
+                us = ", ".join(f"{k} {v:.2f}" for r in reads for k, v in r.micros_per_op.items())
+                _say(f"{c.name} #{i + 1} ({time.perf_counter() - t0:.1f} s): {us} us/op")
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+    return out
+
+
+def read_targets(reads: dict[str, list[list[dict]]]) -> dict[str, dict[str, float]]:
+    """Mean us/op of every read benchmark, per case."""
+    out = {}
+    for label, reps in reads.items():
+        runs = [[DbBenchRun.from_dict(d) for d in rep] for rep in reps]
+        real = real_figures(case(label), runs)
+        out[label] = {k.removeprefix("us_per_op_"): v for k, v in real.items() if k.startswith("us_per_op_")}
+    return out
+
+
+def read_features(cpu: dict, memory: int) -> dict[str, dict[str, dict[str, float]]]:
+    """Per read case and phase, what each read constant multiplies in lsmsim, averaged over the phase as lsmsim
+    runs it (block caches warming included): the phase's seconds per operation with that constant set to 1 ms
+    and the other read constants to 1 us, less the same with all of them 1 us."""
+    from ..api import run
+    from ..loading import load_config
+
+    def per_op(label: str, read: dict[str, float]) -> dict[str, float]:
+        c = case(label)
+        sets = [f"machine.memory={memory}", "machine.preset=default", "machine.cores=2", "sim.max_time=10000h"]
+        sets += [f"machine.cpu.{k}={v}" for k, v in {**cpu, **read}.items()]
+        s = run(load_config(c.config, sets), progress=False).summary
+        return {phase: 1.0 / s[f"phase_{phase}_ops_per_s"] for phase in c.reads.values()}
+
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for label in READ_CASES:
+        small = dict.fromkeys(READ_CONSTANTS, 1e-6)  # not 0: an operation must take time
+        base = per_op(label, small)
+        feats: dict[str, dict[str, float]] = {phase: {} for phase in base}
+        for const in READ_CONSTANTS:
+            t = per_op(label, {**small, const: 1e-3})
+            for phase in base:
+                feats[phase][const] = (t[phase] - base[phase]) / (1e-3 - 1e-6)
+        out[label] = feats
+    return out
+
+
+def fit_reads(measured: dict, features: dict) -> tuple[dict, dict]:
+    """The read constants (seconds) and each target's relative residual."""
+    rows, targets, names = [], [], []
+    for label, per_phase in measured.items():
+        for phase, us in per_phase.items():
+            rows.append([features[label][phase][c] for c in READ_CONSTANTS])
+            targets.append(us * 1e-6)
+            names.append(f"{label}/{phase}")
+    a, b = np.array(rows), np.array(targets)
+    x, _ = nnls(a / b[:, None], np.ones_like(b))  # relative errors: a 1 us get weighs as much as a 60 us scan
+    resid = {n: float((f - t) / t) for n, f, t in zip(names, a @ x, b)}
+    return {k: float(v) for k, v in zip(READ_CONSTANTS, x)}, resid
+
+
+def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
+    """The preset (a dict) and its YAML text with a comment on where each figure comes from."""
+    w = fit_writes(m.writes)
+    write_cpu = {k: v for k, v in w.items() if not k.startswith("_")}
+    targets = read_targets(m.reads)
+    r, resid = fit_reads(targets, read_features(write_cpu, m.host["memory"]))
+    cpu = {k: f"{v * 1e6:.4g}us" for k, v in {**write_cpu, **r, "scan_base": 0.0}.items()}
+    host = f"{m.host['cpu']} x {m.host['cores']}"
+    preset = {
+        "source": f"lsmsim calibrate on {m.host['date']}: {host}, Debian db_bench 7.8.3 --threads=1, {repeat} "
+        f"repeats of fillrandom {num} with and without the WAL and fillseq, fillrandom at 1/16/64 KiB blocks, "
+        "the validation matrix's cache-1gib and buffered-8mib read cases",
+        "host": {"cpu": m.host["cpu"], "cores": m.host["cores"], "date": m.host["date"]},
+        "cores": m.host["cores"],
+        "memory": f"{m.host['memory'] / 2**30:.1f}GiB",
+        "cpu": cpu,
+    }
+
+    def label(r: dict) -> str:
+        return f"{r['kind']}{' ' + str(r['value']) + 'B' if 'value' in r else ''}{' wal' if r.get('wal') else ''}"
+
+    per_write = {label(r): f"{r['per_write_s'] * 1e6:.2f}" for r in m.writes if "per_write_s" in r}
+    notes = [
+        f"# A machine preset written by `lsmsim calibrate` on {host} ({m.seconds:.0f} s of db_bench runs).",
+        "# Where each figure comes from (lsmsim/validation/calibrate.py):",
+        "# - memtable_insert: fillrandom without the WAL, 100-byte values: median of (seconds - stall.micros) / writes;"
+        f" last repeat's us/write: {per_write}",
+        "# - memtable_insert_sequential: the same for fillseq;"
+        " wal_append: fillrandom with the WAL, less memtable_insert",
+        f"# - merge_per_entry, merge_per_byte, merge_per_block: non-negative least squares over {w['_compactions']}"
+        " compactions' CPU micros (LOG compaction_finished) against input records, input bytes and data blocks read"
+        " and written (4 KiB blocks, and 1/16/64 KiB)",
+        f"# - flush_*: least squares of the L0 row's CompMergeCPU(sec) against entries and bytes flushed"
+        f" ({w['_flush_runs']} runs)",
+        "# - get_base .. block_read: non-negative least squares (relative errors) of the matrix's cache-1gib and"
+        f" buffered-8mib read benchmarks (mean of {repeat} db_bench runs) on lsmsim's per-op counts; residuals:",
+        *[f"#     {k}: {targets[k.split('/')[0]][k.split('/')[1]]:.2f} us, fit {v:+.1%}" for k, v in resid.items()],
+    ]
+    return preset, "\n".join(notes) + "\n" + yaml.safe_dump(preset, sort_keys=False, width=110)
+
+
+def calibrate(
+    num: int = 1_000_000,
+    repeat: int = 2,
+    output: Path | None = None,
+    measurements: Path | None = None,
+) -> Path:
+    """Measure this host and write its machine preset (default lsmsim/presets/machines/<host name>.yaml).
+    `measurements`: keep db_bench's figures there (JSON, with the host), and fit from it without running
+    db_bench when it exists."""
+    from ..atomic import atomic_write
+    from ..errors import LsmsimError
+
+    if measurements is not None and measurements.is_file():
+        try:
+            m = Measurements.from_json(measurements.read_text())
+        except (ValueError, TypeError, KeyError) as e:
+            raise LsmsimError(f"{measurements}: not a calibration measurements file ({e})") from None
+    else:
+        if shutil.which("db_bench") is None:
+            raise LsmsimError("db_bench not found: install Debian's rocksdb-tools (apt-get install rocksdb-tools)")
+        facts = host_facts()
+        m = Measurements(host={**facts, "date": datetime.date.today().isoformat()})
+        t0 = time.perf_counter()
+        m.writes = measure_writes(num, repeat)
+        m.reads = measure_reads(repeat)
+        m.seconds = time.perf_counter() - t0
+        if measurements is not None:
+            atomic_write(measurements, lambda p: Path(p).write_text(m.to_json()))
+    preset, text = preset_text(m, num, repeat)
+    out = output or PRESET_ROOT / "machines" / f"{host_preset_name(m.host)}.yaml"
+    atomic_write(out, lambda p: Path(p).write_text(text))
+    return out
+
+
+__all__ = ["Measurements", "calibrate", "fit_reads", "fit_writes", "measure_reads", "measure_writes"]

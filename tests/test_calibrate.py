@@ -1,0 +1,163 @@
+"""`lsmsim calibrate` and the host's machine preset (issue 34, 1): preset names from the CPU model, the preset a
+config without `machine.preset` takes on each host, the fits on known constants, and the committed preset
+re-fitted from its recorded db_bench measurements."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from lsmsim import loading
+from lsmsim.loading import load_config
+from lsmsim.preset_files import PRESET_ROOT, host_preset, host_preset_name
+from lsmsim.validation.calibrate import READ_CONSTANTS, fit_reads, fit_writes
+
+ROOT = Path(__file__).resolve().parents[1]
+XEON = {"cpu": "Intel(R) Xeon(R) Processor", "cores": 2, "memory": 25276510208}
+EPYC = {"cpu": "AMD EPYC", "cores": 2, "memory": 25276510208}
+RECORDED = ROOT / "benchmarks" / "validation" / "hosts" / "intel-xeon-processor-2vcpu-24g-calibration.json"
+
+
+@pytest.mark.parametrize(
+    "cpu, name",
+    [
+        ("Intel(R) Xeon(R) Processor", "intel-xeon-processor-2vcpu-24g"),
+        ("AMD EPYC 7B13 64-Core Processor", "amd-epyc-7b13-2vcpu-24g"),
+        ("Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz", "intel-xeon-platinum-8375c-2vcpu-24g"),
+        ("", "unknown-2vcpu-24g"),
+    ],
+)
+def test_preset_names_follow_the_cpu_model(cpu, name):
+    assert host_preset_name({"cpu": cpu or "unknown CPU", "cores": 2, "memory": 24 * 2**30}) == name
+
+
+def test_each_host_finds_its_own_preset():
+    assert host_preset(XEON) == "intel-xeon-processor-2vcpu-24g"
+    assert host_preset(EPYC) == "epyc-2vcpu-24g"
+    assert host_preset({**EPYC, "cores": 4}) is None  # same CPU, another VM size: not calibrated
+    assert host_preset({**XEON, "cpu": "Some Other CPU"}) is None
+
+
+def test_a_config_without_a_machine_preset_runs_on_the_hosts(monkeypatch, capsys):
+    """On a calibrated host the config takes its preset and says so once; on another host it keeps the built-in
+    costs and says how to calibrate; `default` and a named preset are taken as asked."""
+    monkeypatch.delenv("LSMSIM_MACHINE_PRESET", raising=False)
+    monkeypatch.setattr(loading, "_told", set())
+    workload = {"workload": {"preset": "fillrandom"}}
+    monkeypatch.setattr("lsmsim.preset_files.host_facts", lambda: dict(XEON))
+    xeon = yaml.safe_load((PRESET_ROOT / "machines" / "intel-xeon-processor-2vcpu-24g.yaml").read_text())
+    for _ in range(2):
+        cfg = load_config(dict(workload))
+    assert cfg.machine.preset == "intel-xeon-processor-2vcpu-24g"
+    assert cfg.machine.cores == 2
+    assert cfg.machine.cpu.memtable_insert == pytest.approx(float(xeon["cpu"]["memtable_insert"][:-2]) * 1e-6)
+    err = capsys.readouterr().err
+    assert err.count("machine preset intel-xeon-processor-2vcpu-24g") == 1, err
+    # the resolved config names its preset: re-loading it elsewhere runs on the same costs
+    again = load_config(cfg.model_dump(mode="json"))
+    assert again.machine == cfg.machine
+
+    monkeypatch.setattr("lsmsim.preset_files.host_facts", lambda: {**XEON, "cpu": "Another CPU"})
+    other = load_config(dict(workload))
+    assert other.machine.preset == "default" and other.machine.cores == 4
+    assert "lsmsim calibrate" in capsys.readouterr().err
+    assert load_config({**workload, "machine": {"preset": "epyc-2vcpu-24g"}}).machine.preset == "epyc-2vcpu-24g"
+    monkeypatch.setenv("LSMSIM_MACHINE_PRESET", "default")
+    monkeypatch.setattr("lsmsim.preset_files.host_facts", lambda: dict(XEON))
+    assert load_config(dict(workload)).machine.preset == "default"
+    with pytest.raises(loading.ConfigError, match="host .this host's., default"):
+        load_config({**workload, "machine": {"preset": "nope"}})
+
+
+def test_fit_writes_recovers_known_constants():
+    """Compactions whose CPU is an exact sum of per-entry, per-byte and per-block costs give those costs back."""
+    rng = np.random.default_rng(1)
+    per_entry, per_byte, per_block = 0.6e-6, 0.3e-9, 2.0e-6
+    runs = []
+    for bs in (1024, 4096, 16384, 65536):
+        comps = []
+        for _ in range(20):
+            rec = int(rng.integers(10_000, 200_000))
+            inp = rec * int(rng.integers(40, 1100))  # entry sizes differ, so entries and bytes are told apart
+            out = int(inp * rng.uniform(0.8, 1.0))
+            cpu = per_entry * rec + per_byte * inp + per_block * (inp + out) / bs
+            comps.append({"input_records": rec, "input_bytes": inp, "bytes": out, "cpu_micros": cpu * 1e6})
+        runs.append({"kind": "blocks", "block_size": bs, "compactions": comps})
+    for wal, per, value in (
+        (True, 4e-6, 100),
+        (False, 2.5e-6, 100),
+        (False, 2.7e-6, 100),
+        (True, 4.2e-6, 100),
+        (False, 3e-6, 400),
+        (False, 3.3e-6, 1000),
+    ):
+        n = int(rng.integers(30_000, 60_000))
+        runs.append(
+            {
+                "kind": "fillrandom",
+                "wal": wal,
+                "value": value,
+                "per_write_s": per,
+                "block_size": 4096,
+                "compactions": [],
+                "flush_entries": n,
+                "flush_bytes": n * (value + 30),
+                "flush_cpu_s": n * 0.5e-6 + n * (value + 30) * 1e-9,
+            }
+        )
+    runs.append({"kind": "fillseq", "per_write_s": 1.1e-6, "compactions": []})
+    w = fit_writes(runs)
+    assert w["merge_per_entry"] == pytest.approx(per_entry, rel=1e-6)
+    assert w["merge_per_byte"] == pytest.approx(per_byte, rel=1e-4)
+    assert w["merge_per_block"] == pytest.approx(per_block, rel=1e-6)
+    assert w["memtable_insert"] == pytest.approx(2.6e-6)
+    assert w["wal_append"] == pytest.approx(4.1e-6 - 2.6e-6)
+    assert w["memtable_insert_sequential"] == pytest.approx(1.1e-6)
+    assert w["flush_per_entry"] == pytest.approx(0.5e-6, rel=1e-6)
+
+
+def test_fit_reads_recovers_known_constants():
+    rng = np.random.default_rng(2)
+    truth = dict(zip(READ_CONSTANTS, rng.uniform(0.1e-6, 3e-6, len(READ_CONSTANTS))))
+    features, measured = {}, {}
+    for case in ("a", "b"):
+        features[case], measured[case] = {}, {}
+        for phase in ("p1", "p2", "p3", "p4", "p5", "p6"):
+            f = {c: float(rng.uniform(0, 10)) for c in READ_CONSTANTS}
+            features[case][phase] = f
+            measured[case][phase] = sum(truth[c] * f[c] for c in READ_CONSTANTS) * 1e6
+    fitted, resid = fit_reads(measured, features)
+    for c in READ_CONSTANTS:
+        assert fitted[c] == pytest.approx(truth[c], rel=1e-6)
+    assert max(abs(v) for v in resid.values()) < 1e-9
+
+
+@pytest.mark.skipif(not RECORDED.exists(), reason="the recorded calibration is committed beside the matrix")
+def test_the_committed_preset_is_the_fit_of_its_recorded_runs(tmp_path):
+    """The Xeon preset is what `lsmsim calibrate` fits from its recorded db_bench runs (no db_bench needed)."""
+    from lsmsim.cli import main
+
+    out = tmp_path / "preset.yaml"
+    assert main(["calibrate", "--measurements", str(RECORDED), "-o", str(out)]) == 0
+    fitted = yaml.safe_load(out.read_text())
+    committed = yaml.safe_load((PRESET_ROOT / "machines" / "intel-xeon-processor-2vcpu-24g.yaml").read_text())
+    assert fitted["cpu"] == committed["cpu"]
+    assert fitted["host"] == committed["host"] == {**{k: XEON[k] for k in ("cpu", "cores")}, "date": "2026-11-26"}
+    assert json.loads(RECORDED.read_text())["host"]["cpu"] == XEON["cpu"]
+
+
+def test_calibrate_without_db_bench_or_with_a_bad_file_says_so(tmp_path, monkeypatch, capsys):
+    from lsmsim.cli import main
+
+    bad = tmp_path / "m.json"
+    bad.write_text("{not json")
+    assert main(["calibrate", "--measurements", str(bad), "-o", str(tmp_path / "p.yaml")]) == 2
+    assert "not a calibration measurements file" in capsys.readouterr().err
+    monkeypatch.setattr("shutil.which", lambda _: None)
+    assert main(["calibrate", "-o", str(tmp_path / "p.yaml")]) == 2
+    assert "rocksdb-tools" in capsys.readouterr().err
+    assert not (tmp_path / "p.yaml").exists()
