@@ -1,0 +1,103 @@
+"""Latency distributions in the fluid mode (issue 34, 3) and the WAL written through the page cache (issue 34, 2).
+
+The fluid's mean latency per operation is the solver's; `foreground.latency_distribution` spreads it without moving
+it: the op's CPU as a lognormal (machine.cpu_spread), the wait for a core as whole scheduler slices that few
+operations wait (machine.sched_slice), the synchronous reads as before."""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+
+import lsmsim
+from lsmsim.sim.foreground import Group, _spread_points, latency_distribution, latency_points
+from tests.conftest import small_config
+
+
+def _group(cpu=5e-6, slow=1.0, reads=0.0, op="get") -> Group:
+    g = Group("clients", 1, {op: 1.0})
+    g.cpu = {op: cpu}
+    g.cpu_wait = {op: cpu * (slow - 1.0)}
+    g.per_op = {op: cpu * slow}
+    g.reads = {op: reads}
+    return g
+
+
+def _mean(lat, prob):
+    return float((np.asarray(lat) * np.asarray(prob)).sum())
+
+
+def _quantile(lat, prob, q):
+    order = np.argsort(lat)
+    c = np.cumsum(np.asarray(prob)[order])
+    return float(np.asarray(lat)[order][np.searchsorted(c, q)])
+
+
+@pytest.mark.parametrize("sigma", [0.0, 0.2, 0.45, 1.0])
+def test_the_spread_is_a_lognormal_of_mean_one(sigma):
+    mult, prob = _spread_points(sigma)
+    assert prob.sum() == pytest.approx(1.0) and _mean(mult, prob) == pytest.approx(1.0)
+    # each bin's point sits at its middle quantile: the 0.6 quantile is bin [0.5, 0.75)'s, the 0.995 one bin
+    # [0.99, 0.997)'s, and their ratio is the lognormal's between those quantiles
+    z = NormalDist().inv_cdf
+    ratio = _quantile(mult, prob, 0.995) / _quantile(mult, prob, 0.6)
+    assert ratio == pytest.approx(math.exp(sigma * (z(0.9935) - z(0.625))))
+    assert np.all(np.diff(mult) >= 0)
+
+
+@pytest.mark.parametrize("slow, reads", [(1.0, 0.0), (1.0, 1.4), (2.5, 0.0), (1.7, 0.3)])
+def test_the_distribution_keeps_the_fluid_mean(slow, reads):
+    g = _group(slow=slow, reads=reads)
+    base = latency_points(g, "get", 80e-6)
+    lat, prob = latency_distribution(g, "get", 80e-6, 0.45, 1.5e-3)
+    assert prob.sum() == pytest.approx(1.0)
+    assert _mean(lat, prob) == pytest.approx(sum(a * p for a, p in base), rel=1e-9)
+    # without spread or slices it is latency_points itself
+    lat0, prob0 = latency_distribution(g, "get", 80e-6, 0.0, 0.0)
+    got = sorted(zip(lat0.tolist(), prob0.tolist()))
+    assert np.allclose(got, sorted(base), rtol=1e-12, atol=0)
+
+
+def test_threads_that_outnumber_cores_wait_whole_slices_rarely():
+    """An op of 5 us CPU on a thread holding 1 / 2.5 of a core waits 1.5 x 1.5 ms with the chance 5 us / 1.5 ms."""
+    g = _group(cpu=5e-6, slow=2.5)
+    lat, prob = latency_distribution(g, "get", 80e-6, 0.0, 1.5e-3)
+    q = 5e-6 / 1.5e-3
+    assert _quantile(lat, prob, 0.99) == pytest.approx(5e-6)  # most do not wait at all
+    assert _quantile(lat, prob, 1 - q / 2) == pytest.approx(5e-6 + 1.5 * 1.5e-3)
+    assert float(prob[lat > 1e-3].sum()) == pytest.approx(q)
+
+
+def test_fluid_runs_report_tails_not_atoms():
+    """Write p50 < p99 < p99.9 in a fluid run, and the means are those of a run without spread."""
+    cfg = small_config(machine={"cores": 2})
+    r = lsmsim.run(cfg).summary
+    flat = lsmsim.run(cfg, ["machine.cpu_spread=0", "machine.sched_slice=0"]).summary
+    assert r["latency_write_p50_s"] < r["latency_write_p99_s"] < r["latency_write_p999_s"]
+    # without them, percentiles spread only as the steps' contention differs (a flush running or not)
+    assert r["latency_write_p999_s"] / r["latency_write_p50_s"] > 1.5 * (
+        flat["latency_write_p999_s"] / flat["latency_write_p50_s"]
+    )
+    assert r["latency_write_mean_s"] == pytest.approx(flat["latency_write_mean_s"], rel=1e-6)
+    assert r["throughput_ops_per_s"] == flat["throughput_ops_per_s"]
+
+
+def test_the_wal_goes_through_the_page_cache():
+    """A writer does not wait for its WAL bytes on the device (db_bench's unsynced WAL): on a device slow enough
+    that the WAL alone would hold writes to 2 MB/s / 116 B = 17K/s, writes run at their CPU speed while the OS
+    writes the WAL back, sharing the device with flushes."""
+    cfg = small_config(
+        machine={"cores": 4},
+        device={"model": "simple", "write_bandwidth": "2MB/s"},
+        phases=[{"operations": 20_000, "mix": {"insert": 1.0}}],
+    )
+    cfg["workload"]["num"] = 1_000_000
+    cfg["lsm"]["write_buffer_size"] = "4MiB"  # the phase fits in the memtable: nothing flushes
+    s = lsmsim.run(cfg).summary
+    assert s["flushes"] == 0 and s["wal_bytes"] > 0
+    cpu = lsmsim.load_config(cfg).machine.cpu
+    assert s["throughput_write_ops_per_s"] == pytest.approx(1 / (cpu.memtable_insert + cpu.wal_append), rel=0.02)
+    assert s["throughput_write_ops_per_s"] > 5 * 2e6 / 116  # the WAL on the device would hold it to 17K/s
