@@ -384,7 +384,11 @@ def build_parser() -> argparse.ArgumentParser:
     ca.add_argument("--num", type=int, default=1_000_000, help="writes per fill benchmark (default 1,000,000)")
     ca.add_argument("--repeat", type=int, default=2, help="repeats of each benchmark (default 2; medians and means)")
     ca.add_argument(
-        "-o", "--output", type=Path, metavar="FILE", help="the preset file (default lsmsim/presets/machines/<host>.yaml)"
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE",
+        help="the preset file (default lsmsim/presets/machines/<host>.yaml)",
     )
     ca.add_argument(
         "--measurements",

@@ -43,10 +43,11 @@ class ThreadsConfig(Section):
 class CpuCostConfig(Section):
     """CPU time per unit of RocksDB's work. The defaults are the `epyc-2vcpu-24g` machine preset
     (lsmsim/presets/machines/, which says where each figure comes from): written by
-    `lsmsim calibrate` (then scripts/calibrate_cpu.py) against Debian's db_bench 7.8.3 (--threads=1, no compression) on this
-    project's 2-vCPU machines. Writes and merges from fillrandom at three entry sizes with and
-    without the WAL and the LOG's per-compaction CPU; the read path from readrandom, readmissing and
-    seekrandom with 0, 10 and 100 Next at a 1 GiB and an 8 MiB block cache."""
+    scripts/calibrate_cpu.py (now `lsmsim calibrate`) against Debian's db_bench 7.8.3 (--threads=1, no
+    compression) on the AMD EPYC host of the recorded validation matrix. Writes and merges from fillrandom at
+    three entry sizes with and without the WAL and the LOG's per-compaction CPU; the read path from readrandom,
+    readmissing and seekrandom with 0, 10 and 100 Next at a 1 GiB and an 8 MiB block cache. A config without
+    machine.preset runs on the preset calibrated on its host instead, when there is one."""
 
     memtable_insert: Duration = Field(
         units.parse_duration("2.928us"), description="A write without the WAL: the write path and the memtable insert."
@@ -54,6 +55,13 @@ class CpuCostConfig(Section):
     memtable_insert_sequential: Duration = Field(
         units.parse_duration("1.252us"),
         description="A write without the WAL whose key follows the previous one (fillseq: the skiplist's splice hint).",
+    )
+    memtable_search: Duration = Field(
+        units.parse_duration("0us"),
+        description="One skiplist walk per log2 of a memtable's entries: a write walks the active memtable "
+        "(on top of memtable_insert), a Get or Seek every memtable (InlineSkipList's ~log2 n node visits, each "
+        "likely a cache miss). `lsmsim calibrate` measures it from readrandom with full against flushed memtables; "
+        "0 in the built-in costs, which were measured without it.",
     )
     wal_append: Duration = Field(
         units.parse_duration("3.258us"),
@@ -70,27 +78,27 @@ class CpuCostConfig(Section):
     )
     get_base: Duration = Field(units.parse_duration("0us"), description="A Get, whether or not it finds its key.")
     get_found: Duration = Field(
-        units.parse_duration("6.647us"),
+        units.parse_duration("3.593us"),
         description="More for a Get that finds its key (GetContext, pinning the value).",
     )
     scan_base: Duration = Field(
         units.parse_duration("0us"),
         description="A range scan's fixed cost: NewIterator (one child per run) and the Seek's setup.",
     )
-    filter_probe: Duration = Field(units.parse_duration("0.2136us"), description="One bloom-filter probe.")
+    filter_probe: Duration = Field(units.parse_duration("0.5275us"), description="One bloom-filter probe.")
     index_search: Duration = Field(
-        units.parse_duration("1.829us"),
+        units.parse_duration("4.68us"),
         description="Positioning in one run: the index block's binary search and the data block's seek.",
     )
     block_decode: Duration = Field(
         units.parse_duration("0us"), description="Parsing a data block beyond the first one a seek positions in."
     )
     next_entry: Duration = Field(
-        units.parse_duration("0.1336us"),
+        units.parse_duration("0.2207us"),
         description="One Next of the merging iterator, per heap level (log2 runs + 1).",
     )
     block_read: Duration = Field(
-        units.parse_duration("0.6823us"),
+        units.parse_duration("1.062us"),
         description="A block-cache miss: the read call (page cache or device), copy and checksum.",
     )
 
@@ -300,6 +308,13 @@ class LsmConfig(Section):
     soft_pending_compaction_bytes_limit: Bytes = units.parse_size("64GiB")
     hard_pending_compaction_bytes_limit: Bytes = units.parse_size("256GiB")
     delayed_write_rate: Bandwidth = units.parse_bandwidth("16MiB/s")
+    rate_limiter_bytes_per_sec: Bandwidth | None = Field(
+        None,
+        gt=0,
+        description="RocksDB's rate limiter on flush and compaction writes (DBOptions::rate_limiter = "
+        "NewGenericRateLimiter(rate); db_bench --rate_limiter_bytes_per_sec): flushes first, then compactions, "
+        "share this many bytes/s (sim/rate_limiter.py). None: no limiter (RocksDB's default).",
+    )
     initial_tree: InitialTreeConfig | None = Field(
         None, description="Start from this static tree instead of an empty one (EcoTune's Fig. 3 shapes)."
     )

@@ -18,8 +18,12 @@ from lsmsim.validation.fidelity import METRICS, OPTION_SETS, WORKLOADS, compare,
 ROOT = Path(__file__).resolve().parents[1]
 HOSTS = ROOT / "benchmarks" / "validation" / "hosts"
 
-READWHILEWRITING = """\
-readwhilewriting :      10.608 micros/op 187762 ops/sec 2.018 seconds 378998 operations;   15.5 MB/s (140897 of 188999 found)
+READWHILEWRITING = (
+    (
+        "readwhilewriting :      10.608 micros/op 187762 ops/sec 2.018 seconds 378998 operations;   15.5 MB/s "
+        "(140897 of 188999 found)\n"
+    )
+    + """
 
 Microseconds per read:
 Count: 378998 Average: 10.6348  StdDev: 149.07
@@ -28,6 +32,7 @@ Percentiles: P50: 4.48 P75: 6.63 P99: 13.94 P99.9: 3224.24 P99.99: 4341.38
 ------------------------------------------------------
 [       0,       1 ]    35384   9.336%   9.336% ##
 """
+)
 
 
 def test_db_bench_reports_parse_with_their_histograms():

@@ -101,3 +101,39 @@ def test_the_wal_goes_through_the_page_cache():
     cpu = lsmsim.load_config(cfg).machine.cpu
     assert s["throughput_write_ops_per_s"] == pytest.approx(1 / (cpu.memtable_insert + cpu.wal_append), rel=0.02)
     assert s["throughput_write_ops_per_s"] > 5 * 2e6 / 116  # the WAL on the device would hold it to 17K/s
+
+
+def test_the_rate_limiter_holds_background_writes_to_its_rate():
+    """lsm.rate_limiter_bytes_per_sec (RocksDB's GenericRateLimiter on flush and compaction writes): the bytes flushes
+    and compactions write per second of the run stay within the rate, which slows the background down (and with it
+    the writes, through the write controller) against a run without the limiter."""
+    cfg = small_config(phases=[{"operations": 150_000, "mix": {"insert": 1.0}}])
+    free = lsmsim.run(cfg).summary
+    rate = 4 * 2**20
+    limited = lsmsim.run(cfg, [f"lsm.rate_limiter_bytes_per_sec={rate}"]).summary
+    background = limited["flush_bytes"] + limited["compaction_write_bytes"]
+    assert background / limited["sim_time_s"] <= rate * 1.001
+    assert (free["flush_bytes"] + free["compaction_write_bytes"]) / free["sim_time_s"] > 1.5 * rate
+    assert limited["sim_time_s"] > free["sim_time_s"]
+    assert lsmsim.load_config(cfg, ["lsm.rate_limiter_bytes_per_sec=4MiB/s"]).lsm.rate_limiter_bytes_per_sec == rate
+
+
+def test_flushes_take_the_rate_limiter_before_compactions():
+    from lsmsim.sim.jobs import Job, job_flow
+    from lsmsim.sim.rate_limiter import limit_background
+
+    class M:
+        reserved_for: list = []
+
+    def job(i, kind, write, cpu):
+        j = Job(id=i, kind=kind, io_class=kind, start=0.0, cpu=cpu, read_bytes=0.0, write_bytes=write, outputs=[])
+        job_flow(j, 0, M())
+        return j
+
+    flush, c1, c2 = job(1, "flush", 4e6, 0.1), job(2, "compaction", 8e6, 0.1), job(3, "compaction", 8e6, 1.0)
+    limit_background([flush, c1, c2], 60e6)
+    # alone: the flush writes 40 MB/s, compaction 1 80 MB/s, compaction 2 8 MB/s; the flush takes its 40, compaction
+    # 2 its 8 and compaction 1 the 12 left
+    assert flush.flow.cap * 4e6 == pytest.approx(40e6)
+    assert c2.flow.cap * 8e6 == pytest.approx(8e6)
+    assert c1.flow.cap * 8e6 == pytest.approx(12e6)

@@ -157,7 +157,12 @@ def test_db_bench_mixed_benchmarks_map_onto_phases():
     assert cfg["workload"]["phases"][0]["writers"] == {"threads": 1}
     with pytest.raises(ConfigError, match="--readwritepercent"):
         dbbench_config("--benchmarks=readrandomwriterandom --readwritepercent=120")
-    r = cli("run", "--dbbench", "--benchmarks=fillrandom,readwhilewriting --num=20000 --duration=1", "--json")
+    r = cli(
+        "run",
+        "--dbbench",
+        "--benchmarks=fillrandom,readwhilewriting --num=20000 --duration=1 --write_buffer_size=1048576",
+        "--json",
+    )
     assert r.returncode == 0, r.stderr
     s = __import__("json").loads(r.stdout)
     assert s["phase_readwhilewriting_ops_per_s"] > 0 and s["ops_get"] + s["ops_get_empty"] > 0

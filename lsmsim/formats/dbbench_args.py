@@ -6,8 +6,9 @@ fillrandom (num puts per thread, uniform keys with replacement), fillseq, overwr
 (a get and a put each), deleterandom, readrandom and readmissing (`reads` gets per thread, default num), seekrandom
 (Seek + `seek_nexts` Next), readrandomwriterandom (`--readwritepercent` gets, the rest puts, in every thread),
 readwhilewriting and seekrandomwhilewriting (`--threads` readers and one writer, `--benchmark_write_rate_limit`),
-waitforcompaction (the phase before it waits); `--duration` makes every benchmark run that many seconds. `stats`, `levelstats` and `sstables` print and
-change nothing; every other benchmark is unsupported and named. Flags lsmsim has no model for are named too;
+waitforcompaction (the phase before it waits), flush (the phase before it ends with a flush); `--duration` makes
+every benchmark run that many seconds. `stats`, `levelstats` and `sstables` print and change nothing; every other benchmark is unsupported and named. Flags lsmsim
+has no model for are named too;
 db_bench's own defaults apply where a flag is absent (it compresses with snappy unless --compression_type=none,
 which lsmsim, modelling uncompressed data, reports).
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import math
 import shlex
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
@@ -27,6 +29,7 @@ from .options_file import LEVELED, LSM, bg_job_limits, option_value
 # db_bench's own
 OPTION_FLAGS: dict[str, str] = {
     **{name: path for (_, name), path in LSM.items()},
+    "rate_limiter_bytes_per_sec": "lsm.rate_limiter_bytes_per_sec",
     "cache_size": "lsm.block_cache_size",
     "num": "workload.num",
     "key_size": "workload.key_size",
@@ -122,94 +125,114 @@ def _convert(name: str, text: str, kind=None) -> Any:
         ) from None
 
 
+@dataclass
+class _Flags:
+    """The workload flags of a db_bench line, as db_bench reads them (tools/db_bench_tool.cc, RocksDB 7.8)."""
+
+    num: int
+    reads: int  # per thread (default num)
+    writes: int  # per thread (default num)
+    nexts: int
+    threads: int
+    duration: int
+    percent: int  # readrandomwriterandom's reads
+    rate: int  # readwhilewriting's writer, bytes/s (0: unthrottled)
+
+
+def _workload_flags(f: dict[str, str], num: int) -> _Flags:
+    def flag(name: str, default: str) -> int:
+        return _convert(name, f.get(name, default), int)
+
+    reads, writes = flag("reads", "-1"), flag("writes", "-1")
+    w = _Flags(
+        num=num,
+        reads=num if reads < 0 else reads,
+        writes=num if writes < 0 else writes,
+        nexts=flag("seek_nexts", "0"),
+        threads=max(1, flag("threads", "1")),
+        duration=flag("duration", "0"),
+        percent=flag("readwritepercent", "90"),
+        rate=flag("benchmark_write_rate_limit", "0"),
+    )
+    if not 0 <= w.percent <= 100:
+        raise ConfigError("--dbbench", [("--readwritepercent", f"{w.percent}: a percentage, 0..100")])
+    return w
+
+
+def _found(written: float) -> dict:
+    """The reads' mix: a Get finds its key with the chance that `written` uniform writes (x num) wrote it."""
+    p = 1.0 if written == math.inf else 1.0 - math.exp(-written)
+    return {"get": p, "get_empty": 1.0 - p} if 0 < p < 1 else {"get" if p >= 1 else "get_empty": 1.0}
+
+
+def _seeks(w: _Flags) -> dict:
+    if w.nexts == 0:
+        return {"mix": {"short_scan": 1.0}, "short_scan_length": 1}
+    return {"mix": {"long_scan": 1.0}, "scan_length": w.nexts}
+
+
+def _benchmark(bench: str, w: _Flags, written: float, unsupported: list) -> tuple[dict, int] | None:
+    """One benchmark as a phase and its operations (None: not a phase)."""
+    p: dict[str, Any] = {"name": bench, "writers": {"threads": w.threads}, "keys": {"distribution": "uniform"}}
+    t = w.threads
+    if bench in ("fillrandom", "overwrite"):  # each thread writes `writes` (DoWrite: num_ops = writes_ or num_)
+        p["mix"] = {"insert": 1.0} if bench == "fillrandom" else {"update": 1.0}
+        return p, w.writes * t
+    if bench == "fillseq":
+        return {**p, "mix": {"insert": 1.0}, "keys": {"distribution": "sequential"}}, w.num * t
+    if bench == "updaterandom":  # a Get, then a Put of the same key
+        return {**p, "mix": {"get": 0.5, "update": 0.5}}, 2 * w.reads * t
+    if bench == "deleterandom":
+        return {**p, "mix": {"delete": 1.0}}, w.num * t
+    if bench in ("readrandom", "readmissing"):
+        return {**p, "mix": _found(written) if bench == "readrandom" else {"get_empty": 1.0}}, w.reads * t
+    if bench == "seekrandom":
+        return {**p, **_seeks(w)}, w.reads * t
+    if bench == "readrandomwriterandom":  # every thread: a Get with readwritepercent %, else a Put
+        mix = {k: v * w.percent / 100 for k, v in _found(written).items()}
+        return {**p, "mix": {**mix, "insert": 1 - w.percent / 100}}, max(w.reads, w.writes) * t
+    if bench in ("readwhilewriting", "seekrandomwhilewriting"):
+        # `threads` readers and one more thread writing until they finish (BGWriter), at --benchmark_write_rate_limit
+        # bytes/s when given; db_bench reports the readers only. Two groups: the writer runs the mix's writes, the
+        # readers its reads (foreground.make_groups), each a closed loop (or the writer at its rate), so the mix's
+        # write share sets no rate
+        reads = {"mix": _found(written)} if bench == "readwhilewriting" else _seeks(w)
+        p.update(reads, queries={"mode": "closed", "threads": t})
+        p["mix"] = {**p["mix"], "insert": 1.0}
+        p["writers"] = {"mode": "rate", "rate": w.rate} if w.rate > 0 else {"threads": 1}
+        if not w.duration:
+            unsupported.append(
+                (f"--benchmarks={bench}", "without --duration the phase's operations count the writer's too")
+            )
+        return p, w.reads * t
+    if bench not in QUIET and bench not in ("waitforcompaction", "flush"):
+        unsupported.append((f"--benchmarks={bench}", "no lsmsim phase for it; skipped"))
+    return None
+
+
 def _phases(f: dict[str, str], num: int, unsupported: list) -> list[dict]:
-    """db_bench's benchmarks as phases (tools/db_bench_tool.cc, RocksDB 7.8). Each thread of a fill writes `num`
-    keys (`DoWrite`: num_ops = writes_ or num_); reads take `reads` (default num) per thread; with `--duration`
-    every benchmark runs that long instead. A Get finds its key with the chance that the writes before it wrote it
-    (uniform keys with replacement: 1 - exp(-writes / num); fillseq writes them all)."""
-    reads = _convert("reads", f.get("reads", "-1"), int)
-    reads = num if reads < 0 else reads
-    writes = _convert("writes", f.get("writes", "-1"), int)
-    writes = num if writes < 0 else writes
-    nexts = _convert("seek_nexts", f.get("seek_nexts", "0"), int)
-    threads = max(1, _convert("threads", f.get("threads", "1"), int))
-    duration = _convert("duration", f.get("duration", "0"), int)
-    percent = _convert("readwritepercent", f.get("readwritepercent", "90"), int)
-    if not 0 <= percent <= 100:
-        raise ConfigError("--dbbench", [("--readwritepercent", f"{percent}: a percentage, 0..100")])
-    rate = _convert("benchmark_write_rate_limit", f.get("benchmark_write_rate_limit", "0"), int)
-    uniform = {"distribution": "uniform"}
-    written = 0.0  # uniform writes so far, in units of num (a Get's chance to find its key)
+    """db_bench's benchmarks as phases. With `--duration` every benchmark runs that long instead of its operations.
+    A Get finds its key with the chance that the writes before it wrote it (uniform keys with replacement:
+    1 - exp(-writes / num); fillseq writes them all)."""
+    w = _workload_flags(f, num)
+    written = 0.0  # uniform writes so far, in units of num
     phases: list[dict] = []
-
-    def found() -> dict:
-        p = 1.0 if written == math.inf else 1.0 - math.exp(-written)
-        return {"get": p, "get_empty": 1.0 - p} if 0 < p < 1 else {"get" if p >= 1 else "get_empty": 1.0}
-
-    def seeks() -> tuple[dict, dict]:
-        if nexts == 0:
-            return {"short_scan": 1.0}, {"short_scan_length": 1}
-        return {"long_scan": 1.0}, {"scan_length": nexts}
-
     for bench in (b.strip() for b in f.get("benchmarks", "").split(",") if b.strip()):
-        p: dict[str, Any] = {"name": bench, "writers": {"threads": threads}, "keys": uniform}
-        ops = None
-        if bench in ("fillrandom", "overwrite"):
-            ops = writes * threads
-            p["mix"] = {"insert": 1.0} if bench == "fillrandom" else {"update": 1.0}
-        elif bench == "fillseq":
-            ops = num * threads
-            p.update(mix={"insert": 1.0}, keys={"distribution": "sequential"})
-        elif bench == "updaterandom":  # a Get, then a Put of the same key
-            ops = 2 * reads * threads
-            p["mix"] = {"get": 0.5, "update": 0.5}
-        elif bench == "deleterandom":
-            ops = num * threads
-            p["mix"] = {"delete": 1.0}
-        elif bench in ("readrandom", "readmissing"):
-            ops = reads * threads
-            p["mix"] = found() if bench == "readrandom" else {"get_empty": 1.0}
-        elif bench == "seekrandom":
-            ops = reads * threads
-            mix, more = seeks()
-            p.update(mix=mix, **more)
-        elif bench == "readrandomwriterandom":  # each thread: a Get with readwritepercent %, else a Put
-            ops = max(reads, writes) * threads
-            p["mix"] = {**{k: v * percent / 100 for k, v in found().items()}, "insert": 1 - percent / 100}
-        elif bench in ("readwhilewriting", "seekrandomwhilewriting"):
-            # `threads` readers and one more thread writing until they finish (BGWriter), at
-            # --benchmark_write_rate_limit bytes/s when given; db_bench reports the readers only
-            ops = reads * threads  # the readers' operations: the phase's op count takes the writer's too (below)
-            mix, more = (found(), {}) if bench == "readwhilewriting" else seeks()
-            # two groups: the writer runs the mix's writes, the readers its reads (foreground.make_groups), each a
-            # closed loop (or the writer at its rate), so the mix's write share sets no rate
-            p.update(mix={**mix, "insert": 1.0}, queries={"mode": "closed", "threads": threads}, **more)
-            p["writers"] = {"mode": "rate", "rate": rate} if rate > 0 else {"threads": 1}
-            if not duration:
-                unsupported.append(
-                    (f"--benchmarks={bench}", "without --duration the phase's operations count the writer's too")
-                )
-        elif bench == "waitforcompaction":
-            if phases:
-                phases[-1]["wait_for_compactions"] = True
+        if bench in ("waitforcompaction", "flush") and phases:
+            phases[-1]["wait_for_compactions" if bench == "waitforcompaction" else "flush"] = True
+        made = _benchmark(bench, w, written, unsupported)
+        if made is None:
             continue
-        elif bench in QUIET:
-            continue
-        else:
-            unsupported.append((f"--benchmarks={bench}", "no lsmsim phase for it; skipped"))
-            continue
-        if duration > 0:
-            p["duration"] = float(duration)
+        p, ops = made
+        if w.duration > 0:
+            p["duration"] = float(w.duration)
         else:
             p["operations"] = ops
         phases.append(p)
-        mix = p["mix"]
-        if "insert" in mix or "update" in mix:
-            share = (mix.get("insert", 0) + mix.get("update", 0)) if "queries" not in p else 0.0
-            if bench == "fillseq":
-                written = math.inf
-            elif written != math.inf and not duration:
-                written += (ops or 0) * share / num
+        if bench == "fillseq":
+            written = math.inf
+        elif written != math.inf and not w.duration and "queries" not in p:
+            written += ops * (p["mix"].get("insert", 0.0) + p["mix"].get("update", 0.0)) / num
     if not phases:
         raise ConfigError(
             "--dbbench",

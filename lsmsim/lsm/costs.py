@@ -30,6 +30,7 @@ PVLDB'21 §5.1.2, O5: "filter and index blocks are 5x and 1x the size of a data 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,6 +96,8 @@ def build_costs(
     sequential_writes: bool = False,
     mix: dict[str, float] | None = None,
     get_last_level: bool = False,
+    memtable_entries: float = 0.0,
+    active_entries: float | None = None,
 ) -> CostTable:
     """Evaluate every operation's cost on the current tree (called when the tree changes).
 
@@ -103,7 +106,9 @@ def build_costs(
     `mix` the phase's share of each read operation, which decides how the caches split between
     runs (default: point gets). Runs of `indexed_levels` sit under a full key index (EcoTune's top
     level, §4.2): one index probe answers for all of them, without false positives, and a scan
-    visits only those holding its keys."""
+    visits only those holding its keys. `memtable_entries`: the entries a full memtable holds, `active_entries`
+    the active memtable's now when the phase does not write (None: it fills as the phase writes); they price the
+    skiplist walks of `cpu.memtable_search`."""
     caches = hot_fraction if isinstance(hot_fraction, cache.Caches) else cache.Caches(hot_fraction)
     stats = run_stats(tree)
     n = len(stats)
@@ -124,10 +129,21 @@ def build_costs(
     n_probed = int((~indexed).sum()) + (1 if indexed.any() else 0)  # filter probes, or one index probe
     work: dict[str, tuple[float, np.ndarray]] = {}
     meta: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # per op and run: (filter loads, index loads)
+    # the memtables come first: MemTable::Get and MemTable::Add walk the InlineSkipList down from its top level
+    # (memtable/inlineskiplist.h, FindGreaterOrEqual and FindSpliceForLevel): about log2(n) node visits for n
+    # entries, each likely a cache miss. The active memtable holds n uniform in [0, N] over its life (E[log2 n] =
+    # log2 N - 1 / ln 2), each immutable one N.
+    full_levels = math.log2(memtable_entries) if memtable_entries > 1 else 0.0
+    write_levels = max(0.0, full_levels - 1.0 / math.log(2.0))
+    active_levels = write_levels if active_entries is None else math.log2(max(1.0, active_entries))
+    memtables = cpu.memtable_search * (active_levels + len(tree.immutables) * full_levels)
 
     # empty get: every run's filter, false positives read a block
     work["get_empty"] = (
-        cpu.get_base + n_probed * cpu.filter_probe + float(fprs.sum()) * (cpu.index_search + cpu.block_decode),
+        memtables
+        + cpu.get_base
+        + n_probed * cpu.filter_probe
+        + float(fprs.sum()) * (cpu.index_search + cpu.block_decode),
         fprs.copy(),
     )
     meta["get_empty"] = ((~indexed).astype(float), fprs.copy())
@@ -142,7 +158,11 @@ def build_costs(
     blocks = found + (passed - found).clip(0) * fprs  # the hit + false positives of runs passed
     probes = float(passed[~indexed].sum()) + (1.0 if indexed.any() else 0.0)
     work["get"] = (
-        cpu.get_base + cpu.get_found + probes * cpu.filter_probe + blocks.sum() * (cpu.index_search + cpu.block_decode),
+        memtables
+        + cpu.get_base
+        + cpu.get_found
+        + probes * cpu.filter_probe
+        + blocks.sum() * (cpu.index_search + cpu.block_decode),
         blocks,
     )
     meta["get"] = (np.where(indexed, 0.0, passed), blocks)
@@ -160,7 +180,8 @@ def build_costs(
             probe = n_probed * cpu.filter_probe
         b = visit + np.maximum(0.0, k * share - 1.0) / epb if n else np.zeros(0)
         cpu_s = (
-            cpu.scan_base
+            memtables
+            + cpu.scan_base
             + probe
             + float(visit.sum()) * (cpu.index_search + cpu.block_decode)
             + k * cpu.next_entry * max(1.0, np.log2(max(n, 1)) + 1)
@@ -241,9 +262,11 @@ def build_costs(
         )
 
     # keys in order: the skiplist insert starts from its last position (InlineSkipList's splice hint)
-    wcpu = (cpu.memtable_insert_sequential if sequential_writes else cpu.memtable_insert) + (
-        cpu.wal_append if lsm.wal else 0.0
-    )
+    wcpu = (
+        cpu.memtable_insert_sequential
+        if sequential_writes
+        else cpu.memtable_insert + cpu.memtable_search * active_levels
+    ) + (cpu.wal_append if lsm.wal else 0.0)
     total_access = float(access.sum())
     h = float((access * hb).sum()) / total_access if total_access > 0 else 0.0
     h_either = float((access * either).sum()) / total_access if total_access > 0 else 0.0

@@ -153,3 +153,10 @@ def validate_compaction(tree: Tree, c: Compaction, policy: str) -> None:
             raise InvariantError(f"policy {policy} picked {f}, which is not in the tree")
     if c.target_run is not None and c.target_run not in tree.level(c.output_level).runs:
         raise InvariantError(f"target run {c.target_run} is not in L{c.output_level}")
+
+
+def job_flow(j: Job, rank: int, machine) -> Flow:
+    """Job `j`'s flow of the sharing solver this step (its unit of progress is the whole job); a job of n threads
+    splits its work n ways, so n threads at full speed finish it n times faster."""
+    j.flow = Flow(f"job{j.id}", rank, j.threads, j.cpu, j.dev, sync=j.sync, reserved=j.io_class in machine.reserved_for)
+    return j.flow

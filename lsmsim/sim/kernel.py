@@ -44,10 +44,11 @@ from .foreground import (
     op_latencies,
     read_latency_fixed_point,
 )
-from .jobs import Job
+from .jobs import Job, job_flow
 from .limits import LimitReached
 from .oplevel import OpDriver
 from .phases import PhaseCursor
+from .rate_limiter import limit_background
 from .recorder import Recorder
 from .sharing import Flow, solve
 from .versions import ObsoleteFiles
@@ -143,6 +144,9 @@ class Simulation:
         if self.phase is not None and self.write_carry > 0.5:  # the phase's last fractional write
             self.write_ops(1)
         self.write_carry = 0.0
+        if self.phase is not None and self.phase.flush and self.tree.memtable.entries:
+            self.io.flush()  # the phase ends with a flush of its memtable (db_bench's flush; a reopen's), after its wait
+            self.device.file_written(-self.tree.rotate_memtable().id, 0)
         p = self.cursor.advance(self.env.now)
         self.rec.phase_boundary()
         if p is None:
@@ -193,7 +197,7 @@ class Simulation:
         """Per-operation costs, rebuilt when the tree changes or a sample interval passed (the block cache warms);
         a phase without reads needs only the write's, which no tree change moves (kept unless `fresh`)."""
         p: PhaseConfig = self.phase or self.cursor.phases[-1]
-        epoch, costs = (self.tree.version, len(self.rec.rows)), self._costs
+        epoch, costs = (self.tree.version, len(self.rec.rows), len(self.tree.immutables)), self._costs
         if costs is not None and not fresh and self._costs_phase is p and not p.mix.reads():
             return costs
         if costs is None or self._costs_version != epoch or self._costs_phase is not p:
@@ -209,6 +213,8 @@ class Simulation:
                 p.keys.distribution == "sequential",
                 {op: getattr(p.mix, op) for op in ("get", "get_empty", "short_scan", "long_scan")},
                 get_last_level=p.get_from == "last_level",
+                memtable_entries=self.cfg.lsm.write_buffer_size / self._memtable_bytes_per_write(),
+                active_entries=None if p.mix.writes() > 0 else self.tree.memtable.entries,
             )
             self._costs_version, self._costs_phase = epoch, p
         return costs
@@ -225,19 +231,9 @@ class Simulation:
         device time for its block reads and WAL bytes, and a synchronous wait for its reads whose
         latency depends on the device utilisation, which the loop below lets settle."""
         lsm, dev, m = self.cfg.lsm, self.device, self.cfg.machine
-        flows = []
-        for j in self.jobs:
-            # a job of n threads splits its work n ways: n threads at full speed finish it n times faster
-            j.flow = Flow(
-                f"job{j.id}",
-                self.io_rank.get(j.io_class, self.io_rank["compaction"]),
-                j.threads,
-                j.cpu,
-                j.dev,
-                sync=j.sync,
-                reserved=j.io_class in m.reserved_for,
-            )
-            flows.append(j.flow)
+        flows = [job_flow(j, self.io_rank.get(j.io_class, self.io_rank["compaction"]), m) for j in self.jobs]
+        if lsm.rate_limiter_bytes_per_sec:
+            limit_background(self.jobs, lsm.rate_limiter_bytes_per_sec)
         groups = self.groups if self.phase is not None else []
         self.wc.update(self.tree, writing=bool(groups), now=self.env.now)
         limit = None

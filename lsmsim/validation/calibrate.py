@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import math
 import shutil
 import sys
 import tempfile
@@ -35,10 +36,12 @@ import numpy as np
 import yaml
 from scipy.optimize import nnls
 
+from ..config import LsmConfig
 from ..preset_files import PRESET_ROOT, host_facts, host_preset_name
 from .dbbench import DbBenchRun, run_db_bench
 from .matrix import COMMON, case, real_figures
 
+MEMTABLE_ENTRY_OVERHEAD = LsmConfig.model_fields["memtable_entry_overhead"].default
 BLOCK_SIZES = (1024, 16384, 65536)  # besides db_bench's default 4096: per-block compaction CPU (merge_per_block)
 READ_CASES = ("cache-1gib", "buffered-8mib")
 # scan_base stays 0: every case the fit sees has the same runs (L0 files + L1 + L2), so a seek's fixed cost and its
@@ -53,6 +56,7 @@ class Measurements:
     host: dict
     writes: list[dict] = field(default_factory=list)
     reads: dict[str, list[list[dict]]] = field(default_factory=dict)
+    memtable: list[dict] = field(default_factory=list)  # readrandom with full and with flushed memtables
     seconds: float = 0.0  # wall time of the db_bench runs
 
     def to_json(self) -> str:
@@ -178,6 +182,46 @@ def measure_reads(repeat: int) -> dict[str, list[list[dict]]]:
     return out
 
 
+MEMTABLE_NUM = 500_000
+MEMTABLE_READS = 300_000
+
+
+def measure_memtable(repeat: int) -> list[dict]:
+    """readrandom on a DB whose memtables hold the fill's last writes, and on the same DB flushed (section 3's
+    `memtable_search`): fillrandom NUM keys, [flush,] waitforcompaction, readrandom twice, in one process (the
+    memtables survive only in it). The two differ by the Gets' skiplist walks; rocksdb.memtable.hit tells how
+    many entries the memtables held."""
+    out = []
+    args = [
+        f"--num={MEMTABLE_NUM}",
+        f"--reads={MEMTABLE_READS}",
+        *[a for a in COMMON if not a.startswith("--num")],
+        "--disable_wal=1",
+        "--statistics=1",
+    ]
+    for i in range(repeat):
+        for full in (True, False):
+            bench = "fillrandom," + ("" if full else "flush,") + "waitforcompaction,readrandom,readrandom"
+            r = run_db_bench([f"--benchmarks={bench}", *args])
+            us = r.micros_per_op["readrandom"]  # the last of the two (the first warms the block cache)
+            hits = r.statistics.get("rocksdb.memtable.hit", 0)
+            out.append({"full": full, "us_per_get": us, "memtable_hits": hits, "gets": 2 * MEMTABLE_READS})
+            _say(f"readrandom #{i + 1}, memtables {'full' if full else 'flushed'}: {us:.2f} us/get ({hits} hits)")
+    return out
+
+
+def fit_memtable(runs: list[dict]) -> tuple[float, float]:
+    """`memtable_search` (seconds per log2 of the entries walked) and the entries the full memtables held: the
+    medians' difference over log2 of the entries, which a found Get's chance to hit the memtables gives (keys
+    present after fillrandom with replacement: (1 - 1/e) NUM, of which the memtables hold that share)."""
+    full = float(np.median([r["us_per_get"] for r in runs if r["full"]])) * 1e-6
+    empty = float(np.median([r["us_per_get"] for r in runs if not r["full"]])) * 1e-6
+    found = 1.0 - math.exp(-1.0)
+    share = float(np.median([r["memtable_hits"] / (r["gets"] * found) for r in runs if r["full"]]))
+    entries = share * found * MEMTABLE_NUM
+    return (max(0.0, full - empty) / math.log2(entries) if entries > 1 else 0.0), entries
+
+
 def read_targets(reads: dict[str, list[list[dict]]]) -> dict[str, dict[str, float]]:
     """Mean us/op of every read benchmark, per case."""
     out = {}
@@ -232,6 +276,12 @@ def fit_reads(measured: dict, features: dict) -> tuple[dict, dict]:
 def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
     """The preset (a dict) and its YAML text with a comment on where each figure comes from."""
     w = fit_writes(m.writes)
+    search, mt_entries = fit_memtable(m.memtable) if m.memtable else (0.0, 0.0)
+    # the measured insert includes its skiplist walk in the calibration's 4 MiB memtables (costs.build_costs)
+    n_cal = 4 * 2**20 / (16 + 100 + MEMTABLE_ENTRY_OVERHEAD)
+    walk = search * max(0.0, math.log2(n_cal) - 1.0 / math.log(2.0))
+    w["memtable_insert"] = max(0.0, w["memtable_insert"] - walk)
+    w["memtable_search"] = search
     write_cpu = {k: v for k, v in w.items() if not k.startswith("_")}
     targets = read_targets(m.reads)
     r, resid = fit_reads(targets, read_features(write_cpu, m.host["memory"]))
@@ -261,6 +311,9 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
         f"# - merge_per_entry, merge_per_byte, merge_per_block: non-negative least squares over {w['_compactions']}"
         " compactions' CPU micros (LOG compaction_finished) against input records, input bytes and data blocks read"
         " and written (4 KiB blocks, and 1/16/64 KiB)",
+        f"# - memtable_search: readrandom with full memtables ({mt_entries:,.0f} entries) less with flushed ones, over"
+        f" log2 of the entries (median of {len(m.memtable) // 2}); memtable_insert is less its walk at 4 MiB"
+        f" ({walk * 1e6:.3f} us)",
         f"# - flush_*: least squares of the L0 row's CompMergeCPU(sec) against entries and bytes flushed"
         f" ({w['_flush_runs']} runs)",
         "# - get_base .. block_read: non-negative least squares (relative errors) of the matrix's cache-1gib and"
@@ -295,6 +348,7 @@ def calibrate(
         t0 = time.perf_counter()
         m.writes = measure_writes(num, repeat)
         m.reads = measure_reads(repeat)
+        m.memtable = measure_memtable(repeat)
         m.seconds = time.perf_counter() - t0
         if measurements is not None:
             atomic_write(measurements, lambda p: Path(p).write_text(m.to_json()))

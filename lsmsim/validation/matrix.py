@@ -124,6 +124,7 @@ def _read_case(name: str, about: str, flags: list[str], lsm: dict, reads: int, d
             "keys": {"distribution": "uniform"},
             "measure": False,
             "wait_for_compactions": True,  # db_bench's waitforcompaction
+            "flush": True,  # the reads run in new db_bench processes: the reopened DB flushes the recovered WAL
         },
         {"name": "readrandom", "operations": reads, "mix": {"get": found, "get_empty": 1 - found}},
         {"name": "readmissing", "operations": reads, "mix": {"get_empty": 1.0}},
@@ -366,9 +367,6 @@ KNOWN_GAPS = {
     "machine.cpu.merge_per_block moved the compactions' timing, +26% after, against db_bench's own spread of 26%)",
     ("leveled-4m", "w_amp"): "the same, stronger at 4M writes (RocksDB ends with 10 L0 files and L1 3x its target)",
     ("leveled-4m", "bytes_written_L2"): "the same",
-    ("direct-8mib", "us_per_op_seek0"): "with direct reads RocksDB looks up ~2.3 blocks per Seek, not one per run",
-    ("direct-8mib", "us_per_op_seek10"): "the same",
-    ("direct-8mib", "us_per_op_seek100"): "the same",
 }
 
 
@@ -381,7 +379,8 @@ def compare(
     Bytes into a level that db_bench barely writes (under 2% of its flush bytes) are not judged:
     a relative error of a near-zero figure says nothing. A level's bytes are judged against the
     larger of 15% and db_bench's own spread over its repeats (universal compaction's split between
-    levels moves by 40% from one db_bench run to the next). Trivial moves are judged on fillseq only."""
+    levels moves by 40% from one db_bench run to the next), and so is a read's us/op (25% or the spread: this
+    VM's reads move by up to 60% between runs). Trivial moves are judged on fillseq only."""
     rows = []
     floor = 0.02 * real.get("bytes_written_L0", 0.0)
     for metric, r in real.items():
@@ -390,6 +389,8 @@ def compare(
         budget = budget_of(metric)
         if metric.startswith("bytes_written_L"):
             budget = None if r < floor else max(budget or 0.0, (spread or {}).get(metric, 0.0))
+        elif metric.startswith("us_per_op_"):  # a time: its budget, or db_bench's own spread where larger (issue 34)
+            budget = max(budget or 0.0, (spread or {}).get(metric, 0.0))
         if metric == "trivial_moves" and c.name != "fillseq":
             budget = None
         ok = None if budget is None else bool(abs(err) <= budget + 1e-12)

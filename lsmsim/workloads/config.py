@@ -153,6 +153,12 @@ class PhaseConfig(Section):
         "level (EcoTune §4.1's worst case: every filter above it is probed).",
     )
     measure: bool = Field(True, description="Count this phase in throughput and latency (false for loads).")
+    flush: bool = Field(
+        False,
+        description="When the phase ends (after its wait_for_compactions), switch its memtable to be flushed "
+        "while the next phase runs (db_bench's flush benchmark, or the flush of the recovered WAL when db_bench "
+        "reopens the DB for its next invocation).",
+    )
     wait_for_compactions: bool = Field(
         False,
         description="When the phase ends, let pending flushes and compactions finish before the next phase "
