@@ -7,8 +7,8 @@ fillrandom (num puts per thread, uniform keys with replacement), fillseq, overwr
 (Seek + `seek_nexts` Next), readrandomwriterandom (`--readwritepercent` gets, the rest puts, in every thread),
 readwhilewriting and seekrandomwhilewriting (`--threads` readers and one writer, `--benchmark_write_rate_limit`),
 waitforcompaction (the phase before it waits), flush (the phase before it ends with a flush); `--duration` makes
-every benchmark run that many seconds. `stats`, `levelstats` and `sstables` print and change nothing; every other benchmark is unsupported and named. Flags lsmsim
-has no model for are named too;
+every benchmark run that many seconds. `stats`, `levelstats` and `sstables` print and change nothing; every
+other benchmark is unsupported and named. Flags lsmsim has no model for are named too;
 db_bench's own defaults apply where a flag is absent (it compresses with snappy unless --compression_type=none,
 which lsmsim, modelling uncompressed data, reports).
 """

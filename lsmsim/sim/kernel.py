@@ -145,7 +145,7 @@ class Simulation:
             self.write_ops(1)
         self.write_carry = 0.0
         if self.phase is not None and self.phase.flush and self.tree.memtable.entries:
-            self.io.flush()  # the phase ends with a flush of its memtable (db_bench's flush; a reopen's), after its wait
+            self.io.flush()  # the phase ends with a flush of its memtable (db_bench's flush, a reopen's), after waiting
             self.device.file_written(-self.tree.rotate_memtable().id, 0)
         p = self.cursor.advance(self.env.now)
         self.rec.phase_boundary()
