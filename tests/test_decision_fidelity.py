@@ -111,3 +111,32 @@ def test_recorded_runs_are_complete(path):
             for w in WORKLOADS:
                 # W-Amp is undefined (NaN) when nothing flushed: 64 MiB buffers hold the whole 58 MB fill
                 assert rep[w]["throughput"] > 0 and not rep[w]["w_amp"] < 1.0, (name, w)
+
+
+# Goals missed on the recorded host, each with its cause found by experiment (docs/validation.md has the tables). The
+# test expects exactly these: a goal reached must leave this list, and any other miss fails.
+KNOWN_SHORTFALLS: dict[tuple[str, str, str], str] = {}
+
+
+@pytest.mark.parametrize("path", _recorded(), ids=[p.stem for p in _recorded()])
+def test_lsmsim_ranks_the_recorded_option_sets(path):
+    """lsmsim on the recorded host's machine preset against its recorded db_bench runs: Spearman's rho and the median
+    relative error per workload and metric, judged against the issue's goals (`fidelity.GOALS`), with the known
+    shortfalls above."""
+    from lsmsim.preset_files import host_preset
+    from lsmsim.validation.fidelity import missed, sim_metrics
+
+    recorded = json.loads(path.read_text())
+    machine = host_preset(recorded["host"])
+    assert machine is not None, f"no machine preset calibrated on {recorded['host']['cpu']}"
+    sims = {name: sim_metrics(name, machine) for name in recorded["runs"]}
+    scores = compare(recorded, sims).scores()
+    assert len(scores) == len(WORKLOADS) * len(METRICS)
+    got = missed(scores)
+    unknown = {k: v for k, v in got.items() if k not in KNOWN_SHORTFALLS}
+    assert not unknown, f"goals missed that no known shortfall explains: {unknown}\n{scores.to_string()}"
+    reached = [k for k in KNOWN_SHORTFALLS if k not in got]
+    assert not reached, f"goals reached now, remove from KNOWN_SHORTFALLS: {reached}"
+    # lsmsim ranks W-Amp at least as well as db_bench ranks itself between its own repeats
+    w = scores[scores["metric"] == "w_amp"]
+    assert (w["spearman"] >= w["db_bench_self"] - 0.05).all(), w.to_string()

@@ -118,7 +118,7 @@ def test_the_rate_limiter_holds_background_writes_to_its_rate():
     assert lsmsim.load_config(cfg, ["lsm.rate_limiter_bytes_per_sec=4MiB/s"]).lsm.rate_limiter_bytes_per_sec == rate
 
 
-def test_flushes_take_the_rate_limiter_before_compactions():
+def test_flushes_and_compactions_share_the_rate_limiter():
     from lsmsim.sim.jobs import Job, job_flow
     from lsmsim.sim.rate_limiter import limit_background
 
@@ -132,8 +132,25 @@ def test_flushes_take_the_rate_limiter_before_compactions():
 
     flush, c1, c2 = job(1, "flush", 4e6, 0.1), job(2, "compaction", 8e6, 0.1), job(3, "compaction", 8e6, 1.0)
     limit_background([flush, c1, c2], 60e6)
-    # alone: the flush writes 40 MB/s, compaction 1 80 MB/s, compaction 2 8 MB/s; the flush takes its 40, compaction
-    # 2 its 8 and compaction 1 the 12 left
-    assert flush.flow.cap * 4e6 == pytest.approx(40e6)
+    # alone: the flush writes 40 MB/s, compaction 1 80 MB/s, compaction 2 8 MB/s; max-min fair on 60 MB/s:
+    # compaction 2 its 8, the other two 26 each
     assert c2.flow.cap * 8e6 == pytest.approx(8e6)
-    assert c1.flow.cap * 8e6 == pytest.approx(12e6)
+    assert flush.flow.cap * 4e6 == pytest.approx(26e6)
+    assert c1.flow.cap * 8e6 == pytest.approx(26e6)
+
+
+def test_concurrent_writers_share_one_write_thread():
+    """Two writer threads write no faster than one (RocksDB's write thread; db_bench fillrandom from 2 threads wrote
+    0.81-0.87x what 1 thread wrote on this project's hosts), while two reader threads read faster than one."""
+
+    def run(threads, mix):
+        cfg = small_config(
+            machine={"cores": 2}, phases=[{"duration": 0.5, "mix": mix, "writers": {"threads": threads}}]
+        )
+        cfg["workload"]["num"] = 200_000
+        return lsmsim.run(cfg).summary
+
+    one, two = run(1, {"insert": 1.0}), run(2, {"insert": 1.0})
+    assert two["throughput_write_ops_per_s"] <= one["throughput_write_ops_per_s"] * 1.02
+    r1, r2 = run(1, {"get": 1.0}), run(2, {"get": 1.0})
+    assert r2["throughput_get_ops_per_s"] > 1.5 * r1["throughput_get_ops_per_s"]

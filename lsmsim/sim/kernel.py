@@ -43,6 +43,7 @@ from .foreground import (
     mean_service,
     op_latencies,
     read_latency_fixed_point,
+    serialize_writes,
 )
 from .jobs import Job, job_flow
 from .limits import LimitReached
@@ -248,6 +249,7 @@ class Simulation:
             for g in groups:
                 g.threads = g.base_threads + (helpers if g.name == "queries" else 0)
                 flows.append(group_flow(g, costs, dev, lsm.block_size, limit, wb, self.io_rank["foreground"], m))
+            serialize_writes(groups, costs.write.cpu)  # one write thread: concurrent writers do not add up
             if wal > 0 and self._wal_rate > 0:
                 # the OS writes the WAL's dirty pages back at the rate the writers append them (the last step's:
                 # the kernel's writeback follows the writes), sharing the device with flushes and compactions
