@@ -63,6 +63,13 @@ class CpuCostConfig(Section):
         "likely a cache miss). `lsmsim calibrate` measures it from readrandom with full against flushed memtables; "
         "0 in the built-in costs, which were measured without it.",
     )
+    write_serial: Duration = Field(
+        units.parse_duration("0us"),
+        description="A write's time in RocksDB's write thread, which concurrent writers pass one at a time "
+        "(db/write_thread.cc): their writes together stay within 1 / write_serial per second. `lsmsim calibrate` "
+        "measures it as fillrandom's seconds per write from 2 threads (on the 2-vCPU Xeon host 2 threads write "
+        "0.81-0.87x what one does). 0: concurrent writers scale with cores (the built-in costs did not measure it).",
+    )
     wal_append: Duration = Field(
         units.parse_duration("3.258us"),
         description="More for a write with the WAL (its bytes are a sequential device write besides).",
@@ -78,27 +85,27 @@ class CpuCostConfig(Section):
     )
     get_base: Duration = Field(units.parse_duration("0us"), description="A Get, whether or not it finds its key.")
     get_found: Duration = Field(
-        units.parse_duration("3.593us"),
+        units.parse_duration("6.647us"),
         description="More for a Get that finds its key (GetContext, pinning the value).",
     )
     scan_base: Duration = Field(
         units.parse_duration("0us"),
         description="A range scan's fixed cost: NewIterator (one child per run) and the Seek's setup.",
     )
-    filter_probe: Duration = Field(units.parse_duration("0.5275us"), description="One bloom-filter probe.")
+    filter_probe: Duration = Field(units.parse_duration("0.2136us"), description="One bloom-filter probe.")
     index_search: Duration = Field(
-        units.parse_duration("4.68us"),
+        units.parse_duration("1.829us"),
         description="Positioning in one run: the index block's binary search and the data block's seek.",
     )
     block_decode: Duration = Field(
         units.parse_duration("0us"), description="Parsing a data block beyond the first one a seek positions in."
     )
     next_entry: Duration = Field(
-        units.parse_duration("0.2207us"),
+        units.parse_duration("0.1336us"),
         description="One Next of the merging iterator, per heap level (log2 runs + 1).",
     )
     block_read: Duration = Field(
-        units.parse_duration("1.062us"),
+        units.parse_duration("0.6823us"),
         description="A block-cache miss: the read call (page cache or device), copy and checksum.",
     )
 

@@ -4,6 +4,7 @@ its `preset:` field before validation."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import yaml
@@ -31,9 +32,8 @@ def load_preset(kind: str, name: str) -> dict:
 
 
 # ---------------------------------------------------------------- the host a machine preset was calibrated on
-def host_facts() -> dict:
-    """This host: its CPU model (/proc/cpuinfo's `model name`), cores and memory. A time measured on one CPU
-    model says nothing of another (an EPYC and a Xeon host of the same VM kind differ 2.4x on db_bench)."""
+@functools.lru_cache(maxsize=1)
+def _host_facts() -> dict:
     import os
 
     cpuinfo = Path("/proc/cpuinfo")
@@ -44,6 +44,13 @@ def host_facts() -> dict:
     except (ValueError, OSError):
         memory = 0
     return {"cpu": model, "cores": os.cpu_count() or 1, "memory": int(memory)}
+
+
+def host_facts() -> dict:
+    """This host: its CPU model (/proc/cpuinfo's `model name`), cores and memory (read once per process). A time
+    measured on one CPU model says nothing of another (an EPYC and a Xeon host of the same kind differ 2.4x on
+    db_bench)."""
+    return dict(_host_facts())
 
 
 def host_preset_name(facts: dict | None = None) -> str:

@@ -110,7 +110,9 @@ def test_fit_writes_recovers_known_constants():
             }
         )
     runs.append({"kind": "fillseq", "per_write_s": 1.1e-6, "compactions": []})
+    runs += [{"kind": "two-writers", "per_write_s": x, "compactions": []} for x in (4.6e-6, 5.0e-6, 4.8e-6)]
     w = fit_writes(runs)
+    assert w["write_serial"] == pytest.approx(4.8e-6)
     assert w["merge_per_entry"] == pytest.approx(per_entry, rel=1e-6)
     assert w["merge_per_byte"] == pytest.approx(per_byte, rel=1e-4)
     assert w["merge_per_block"] == pytest.approx(per_block, rel=1e-6)

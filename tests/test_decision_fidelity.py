@@ -115,7 +115,31 @@ def test_recorded_runs_are_complete(path):
 
 # Goals missed on the recorded host, each with its cause found by experiment (docs/validation.md has the tables). The
 # test expects exactly these: a goal reached must leave this list, and any other miss fails.
-KNOWN_SHORTFALLS: dict[tuple[str, str, str], str] = {}
+NOISE = (
+    "db_bench's own repeats do not agree on this ranking (db_bench_self, the mean Spearman between its repeats, is "
+    "below lsmsim's): the VM alternates between a fast and a slow state (the same fillrandom ran at 139K-249K ops/s), "
+    "so three runs' mean still ranks mostly noise; more repeats, or a host that holds its speed, would tell"
+)
+KNOWN_SHORTFALLS: dict[tuple[str, str, str], str] = {
+    ("write", "throughput", "spearman"): NOISE,
+    ("write", "p99", "spearman"): NOISE,
+    ("mixed", "throughput", "spearman"): NOISE,
+    ("mixed", "p99", "spearman"): NOISE,
+    ("read_heavy", "throughput", "spearman"): NOISE,
+    ("read_heavy", "p99", "spearman"): NOISE,
+    ("read_heavy", "stall_s", "spearman"): "0.79 against db_bench's own 0.83: the stall-prone sets rank, the "
+    "near-zero stalls of the others (0-0.2 s in a 5 s run) are noise",
+    ("write", "w_amp", "spearman"): "0.86 against db_bench's own 0.74: W-Amp at the end of a 500K fill depends on "
+    "whether the last compaction finished (the same set measures 1.90 or 2.47 from run to run)",
+    ("read_heavy", "w_amp", "spearman"): "0.89 against db_bench's own 0.85, as for write",
+    ("mixed", "throughput", "median_err"): "+28%, every set alike: RocksDB's mixed workload does not scale with "
+    "threads here (readrandomwriterandom 50/50 from 2 threads ran at 1.0-1.5x 1 thread; readrandom at 1.8x, "
+    "fillrandom at 0.81-0.87x); one thread is within 6% (166K vs 156K ops/s). lsmsim serialises writes through one "
+    "write thread but does not model what else two writing cores cost each other (followers spinning in "
+    "WriteThread::AwaitState, cache lines of the skiplist moving between cores)",
+    ("read_heavy", "p99", "median_err"): "12%: the rate-limited sets' read P99 (lsmsim 2-5x db_bench's), where the "
+    "writer thread stalls and lsmsim's readers still wait whole scheduler slices",
+}
 
 
 @pytest.mark.parametrize("path", _recorded(), ids=[p.stem for p in _recorded()])

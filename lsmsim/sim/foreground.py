@@ -114,12 +114,13 @@ def group_flow(g: Group, costs: CostTable, dev, block_size: int, limit, wb: floa
 
 
 def serialize_writes(groups: list[Group], t_write: float) -> None:
-    """Cap the groups' flows so that their writes together stay within one writer's rate, 1 / t_write (the CPU of
-    one write). RocksDB writes through one write thread (db/write_thread.cc): a group's leader appends the WAL for
-    it and the members wait, spinning then blocking (WriteThread::AwaitState); the memtable inserts run in parallel
-    (allow_concurrent_memtable_write) but contend for the skiplist. Measured with db_bench 7.8.3 on this project's
-    2-vCPU hosts: fillrandom from 2 threads writes 0.81-0.87x what 1 thread writes, while readrandom from 2 threads
-    reads 1.6-2.0x. Within the lane, threads share max-min fairly."""
+    """Cap the groups' flows so that their writes together stay within 1 / t_write (machine.cpu.write_serial: a
+    write's time in RocksDB's write thread, which concurrent writers pass one at a time). RocksDB writes through one
+    write thread (db/write_thread.cc): a group's leader appends the WAL for it and the members wait, spinning then
+    blocking (WriteThread::AwaitState); the memtable inserts may run in parallel (allow_concurrent_memtable_write)
+    but contend for the skiplist. Measured with db_bench 7.8.3 on this project's 2-vCPU Xeon host: fillrandom from
+    2 threads writes 0.81-0.87x what 1 thread writes (`lsmsim calibrate` measures write_serial so), while readrandom
+    from 2 threads reads 1.6-2.0x. Within the lane, threads share max-min fairly. 0: writers scale with cores."""
     writers = [g for g in groups if g.shares.get("write", 0.0) > 0 and g.flow is not None and not g.open]
     if t_write <= 0 or sum(g.threads for g in writers) < 2:
         return
@@ -127,6 +128,7 @@ def serialize_writes(groups: list[Group], t_write: float) -> None:
     alone = [g.shares["write"] / max(g.cpu_per_op, 1e-12) for g in writers]
     per_thread = water_fill(alone, [g.threads for g in writers], 1.0 / t_write)
     for g, a in zip(writers, per_thread):
+        assert g.flow is not None
         g.flow.cap = min(g.flow.cap, a * g.threads / g.shares["write"])
 
 

@@ -249,11 +249,11 @@ class Simulation:
             for g in groups:
                 g.threads = g.base_threads + (helpers if g.name == "queries" else 0)
                 flows.append(group_flow(g, costs, dev, lsm.block_size, limit, wb, self.io_rank["foreground"], m))
-            serialize_writes(groups, costs.write.cpu)  # one write thread: concurrent writers do not add up
+            serialize_writes(groups, m.cpu.write_serial)  # one write thread: concurrent writers do not add up
             if wal > 0 and self._wal_rate > 0:
                 # the OS writes the WAL's dirty pages back at the rate the writers append them (the last step's:
                 # the kernel's writeback follows the writes), sharing the device with flushes and compactions
-                flows.append(Flow("wal-writeback", self.io_rank["flush"], 1, 0.0, wal, cap=self._wal_rate))
+                flows.append(Flow("wal-writeback", self.io_rank["foreground"], 1, 0.0, wal, cap=self._wal_rate))
 
         def evaluate(u: float) -> tuple[float, bool]:  # the flows when a synchronous read waits read_latency(u)
             for g, flow in zip(groups, flows[len(self.jobs) :]):

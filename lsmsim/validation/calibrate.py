@@ -22,6 +22,7 @@ The preset is named after the host (`preset_files.host_preset_name`: CPU model, 
 
 from __future__ import annotations
 
+import copy
 import datetime
 import json
 import math
@@ -111,6 +112,11 @@ def measure_writes(num: int, repeat: int) -> list[dict]:
         per, stall = _per_write(r, "fillseq", num)
         out.append({"kind": "fillseq", "per_write_s": per, "stall_s": stall, "compactions": []})
         _say(f"fillseq {num:,}: {per * 1e6:.2f} us/write")
+        # two writer threads (each writes num / 2): the write thread they share (write_serial)
+        r = run_db_bench(_write_args(num // 2, "--threads=2"))
+        per, stall = _per_write(r, "fillrandom", 2 * (num // 2))
+        out.append({"kind": "two-writers", "per_write_s": per, "stall_s": stall, "compactions": []})
+        _say(f"fillrandom {num // 2:,} x 2 threads: {per * 1e6:.2f} us/write")
     for bs in BLOCK_SIZES:
         r = run_db_bench(_write_args(num, "--disable_wal=1", f"--block_size={bs}"))
         out.append({"kind": "blocks", "block_size": bs, "compactions": r.compactions})
@@ -145,7 +151,9 @@ def fit_writes(runs: list[dict]) -> dict:
         np.array([[r["flush_entries"], r["flush_bytes"]] for r in flushes], float),
         np.array([r["flush_cpu_s"] for r in flushes], float),
     )
+    two = [r for r in runs if r["kind"] == "two-writers"]
     return {
+        "write_serial": float(np.median([r["per_write_s"] for r in two])) if two else 0.0,
         "memtable_insert": insert,
         "memtable_insert_sequential": median(lambda r: r["kind"] == "fillseq"),
         "wal_append": max(0.0, wal),
@@ -241,9 +249,13 @@ def read_features(cpu: dict, memory: int) -> dict[str, dict[str, dict[str, float
 
     def per_op(label: str, read: dict[str, float]) -> dict[str, float]:
         c = case(label)
+        config = copy.deepcopy(c.config)
+        # each read invocation is a new db_bench process: the reopened DB flushes its recovered WAL into L0, which
+        # starts an L0 -> L1 compaction, so the reads see L1 and L2 (lsmsim/validation/matrix.py KNOWN_GAPS)
+        config["workload"]["phases"][0]["flush"] = True
         sets = [f"machine.memory={memory}", "machine.preset=default", "machine.cores=2", "sim.max_time=10000h"]
         sets += [f"machine.cpu.{k}={v}" for k, v in {**cpu, **read}.items()]
-        s = run(load_config(c.config, sets), progress=False).summary
+        s = run(load_config(config, sets), progress=False).summary
         return {phase: 1.0 / s[f"phase_{phase}_ops_per_s"] for phase in c.reads.values()}
 
     out: dict[str, dict[str, dict[str, float]]] = {}
@@ -308,6 +320,7 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
         f" last repeat's us/write: {per_write}",
         "# - memtable_insert_sequential: the same for fillseq;"
         " wal_append: fillrandom with the WAL, less memtable_insert",
+        "# - write_serial: fillrandom (with the WAL) from 2 threads: median seconds per write of all threads",
         f"# - merge_per_entry, merge_per_byte, merge_per_block: non-negative least squares over {w['_compactions']}"
         " compactions' CPU micros (LOG compaction_finished) against input records, input bytes and data blocks read"
         " and written (4 KiB blocks, and 1/16/64 KiB)",

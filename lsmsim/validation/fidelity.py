@@ -383,6 +383,14 @@ def markdown(recorded: dict, fid: Fidelity, machine: str | None) -> str:
     host = recorded["host"]
     scores = fid.scores()
     out = [
+        "## Decision fidelity: does lsmsim rank option sets as db_bench does?",
+        "",
+        "Written by `python benchmarks/decision_fidelity.py --markdown docs/validation.md` (lsmsim/validation/"
+        "fidelity.py: the option sets, workloads and metrics). *db_bench vs itself* is the mean Spearman between "
+        "two of db_bench's own repeats: the ceiling of any model's ranking on this host. Goals (issue 34): "
+        "Spearman >= 0.9 for throughput and W-Amp, >= 0.8 for p99 and stall time, median error <= 10%; the misses "
+        "and their causes are `KNOWN_SHORTFALLS` in tests/test_decision_fidelity.py.",
+        "",
         f"db_bench: {recorded['db_bench']} on {host['cpu']} x {host['cores']} (recorded {host['date']}), "
         f"{len(recorded['runs'])} option sets x {len(WORKLOADS)} workloads x "
         f"{min(len(v) for v in recorded['runs'].values())} runs, {recorded['num']:,} keys, mixed workloads "
