@@ -1,4 +1,4 @@
-"""Latency distributions in the fluid mode (issue 34, 3) and the WAL written through the page cache (issue 34, 2).
+"""Latency distributions in the fluid mode (issue 34, 3); RocksDB's rate limiter and its write thread (issue 34, 2).
 
 The fluid's mean latency per operation is the solver's; `foreground.latency_distribution` spreads it without moving
 it: the op's CPU as a lognormal (machine.cpu_spread), the wait for a core as whole scheduler slices that few
@@ -85,24 +85,6 @@ def test_fluid_runs_report_tails_not_atoms():
     assert r["throughput_ops_per_s"] == flat["throughput_ops_per_s"]
 
 
-def test_the_wal_goes_through_the_page_cache():
-    """A writer does not wait for its WAL bytes on the device (db_bench's unsynced WAL): on a device slow enough
-    that the WAL alone would hold writes to 2 MB/s / 116 B = 17K/s, writes run at their CPU speed while the OS
-    writes the WAL back, sharing the device with flushes."""
-    cfg = small_config(
-        machine={"cores": 4},
-        device={"model": "simple", "write_bandwidth": "2MB/s"},
-        phases=[{"operations": 20_000, "mix": {"insert": 1.0}}],
-    )
-    cfg["workload"]["num"] = 1_000_000
-    cfg["lsm"]["write_buffer_size"] = "4MiB"  # the phase fits in the memtable: nothing flushes
-    s = lsmsim.run(cfg).summary
-    assert s["flushes"] == 0 and s["wal_bytes"] > 0
-    cpu = lsmsim.load_config(cfg).machine.cpu
-    assert s["throughput_write_ops_per_s"] == pytest.approx(1 / (cpu.memtable_insert + cpu.wal_append), rel=0.02)
-    assert s["throughput_write_ops_per_s"] > 5 * 2e6 / 116  # the WAL on the device would hold it to 17K/s
-
-
 def test_the_rate_limiter_holds_background_writes_to_its_rate():
     """lsm.rate_limiter_bytes_per_sec (RocksDB's GenericRateLimiter on flush and compaction writes): the bytes flushes
     and compactions write per second of the run stay within the rate, which slows the background down (and with it
@@ -144,7 +126,7 @@ def test_concurrent_writers_share_one_write_thread():
     fillrandom from 2 threads wrote 0.81-0.87x what 1 thread wrote on the Xeon host), while two reader threads read
     faster than one; without it (0, the built-in costs) writers scale with cores."""
 
-    def run(threads, mix, serial="5us"):
+    def run(threads, mix, serial="10us"):
         cfg = small_config(
             machine={"cores": 2, "cpu": {"write_serial": serial}},
             phases=[{"duration": 0.5, "mix": mix, "writers": {"threads": threads}}],
@@ -153,8 +135,9 @@ def test_concurrent_writers_share_one_write_thread():
         return lsmsim.run(cfg).summary
 
     one, two = run(1, {"insert": 1.0}), run(2, {"insert": 1.0})
-    assert two["throughput_write_ops_per_s"] <= 1 / 5e-6 * 1.001
-    assert two["throughput_write_ops_per_s"] <= one["throughput_write_ops_per_s"] * 1.02
-    assert run(2, {"insert": 1.0}, "0us")["throughput_write_ops_per_s"] > 1.3 * one["throughput_write_ops_per_s"]
+    free = run(2, {"insert": 1.0}, "0us")["throughput_write_ops_per_s"]
+    assert free > 1.3 * one["throughput_write_ops_per_s"]  # without it, two threads scale
+    assert one["throughput_write_ops_per_s"] > 1 / 10e-6  # one writer does not queue behind itself
+    assert two["throughput_write_ops_per_s"] == pytest.approx(1 / 10e-6, rel=0.01)  # two share the lane
     r1, r2 = run(1, {"get": 1.0}), run(2, {"get": 1.0})
     assert r2["throughput_get_ops_per_s"] > 1.5 * r1["throughput_get_ops_per_s"]

@@ -85,12 +85,14 @@ def make_groups(p: PhaseConfig, bytes_per_write: float) -> list[Group]:
     return groups
 
 
-def group_flow(g: Group, costs: CostTable, dev, block_size: int, limit, wb: float, rank: int, machine) -> Flow:
+def group_flow(
+    g: Group, costs: CostTable, dev, block_size: int, limit, wb: float, wal: float, rank: int, machine
+) -> Flow:
     """The sharing solver's flow of group `g` this step: CPU per operation of its mix, device time of its block
     reads, its cap (a target rate, an arrival rate with no backlog, the write controller's `limit` in bytes/s of
-    `wb`-byte writes). The WAL is written through the OS page cache (WriteOptions::sync = false, db_bench's default):
-    PosixWritableFile::Append returns once the bytes are in memory, so a writer does not wait for the device; the
-    kernel's writeback flow takes the WAL's device time."""
+    `wb`-byte writes). A write's WAL bytes are device time of the writer's flow (`wal`: seconds per write): the
+    writer waits for them, which RocksDB's unsynced WAL (WriteOptions::sync = false) does not, since
+    PosixWritableFile::Append returns once the bytes are in the page cache; see docs/design.md on why this stays."""
     g.cpu_per_op = sum(s * costs.of(op).cpu for op, s in g.shares.items())
     g.sync_reads = sum(s * costs.of(op).sync_reads for op, s in g.shares.items())
     g.page_s = dev.seconds(block_size, 0.0, 0.0)
@@ -105,7 +107,7 @@ def group_flow(g: Group, costs: CostTable, dev, block_size: int, limit, wb: floa
         rank,
         g.threads,
         g.cpu_per_op,
-        dev.seconds(0.0, 0.0, reads),
+        dev.seconds(0.0, 0.0, reads) + wshare * wal,
         cap=cap,
         # a client group that also reads is not pinned: its reads would be
         reserved="writers" in machine.reserved_for and set(g.shares) == {"write"},

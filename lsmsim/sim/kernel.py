@@ -51,7 +51,7 @@ from .oplevel import OpDriver
 from .phases import PhaseCursor
 from .rate_limiter import limit_background
 from .recorder import Recorder
-from .sharing import Flow, solve
+from .sharing import solve
 from .versions import ObsoleteFiles
 from .view import SimView
 from .write_controller import WriteController
@@ -104,7 +104,6 @@ class Simulation:
         self._phase_end_event: simpy.Event | None = None
         self.read_latency = self.device.read_latency(0.0)
         self.write_bps = 0.0  # bytes/s written by the last step's jobs and WAL
-        self._wal_rate = 0.0  # writes/s whose WAL pages the OS writes back (the last step's)
         self.capacity = float(getattr(cfg.device, "capacity", math.inf))  # the run ends beyond it (limits.py)
 
     @property
@@ -248,12 +247,8 @@ class Simulation:
             helpers = self.policy.extra_query_threads()
             for g in groups:
                 g.threads = g.base_threads + (helpers if g.name == "queries" else 0)
-                flows.append(group_flow(g, costs, dev, lsm.block_size, limit, wb, self.io_rank["foreground"], m))
+                flows.append(group_flow(g, costs, dev, lsm.block_size, limit, wb, wal, self.io_rank["foreground"], m))
             serialize_writes(groups, m.cpu.write_serial)  # one write thread: concurrent writers do not add up
-            if wal > 0 and self._wal_rate > 0:
-                # the OS writes the WAL's dirty pages back at the rate the writers append them (the last step's:
-                # the kernel's writeback follows the writes), sharing the device with flushes and compactions
-                flows.append(Flow("wal-writeback", self.io_rank["foreground"], 1, 0.0, wal, cap=self._wal_rate))
 
         def evaluate(u: float) -> tuple[float, bool]:  # the flows when a synchronous read waits read_latency(u)
             for g, flow in zip(groups, flows[len(self.jobs) :]):
@@ -273,11 +268,6 @@ class Simulation:
             return util, converged
 
         self.util, converged = read_latency_fixed_point(evaluate, self.util)
-        self._wal_rate = (
-            sum(f.rate * g.shares.get("write", 0.0) for g, f in zip(groups, flows[len(self.jobs) :]))
-            if groups and lsm.wal
-            else 0.0
-        )
         if not converged:  # the rates are the last round's; the summary counts such steps
             self.counters.unconverged_steps += 1
         self.read_latency = dev.read_latency(self.util, self.write_bps)

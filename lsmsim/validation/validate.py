@@ -435,7 +435,7 @@ def validate(
     cfg = load_config(config, list(overrides))
     _check(cfg, source)
     if uses_driver(cfg, driver):
-        from .driver import band_size
+        from ..rocksdb.driver import band_size
 
         band_size(cfg)  # unsupported policy: fail before running anything
     else:
