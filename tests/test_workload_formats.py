@@ -155,8 +155,9 @@ def test_db_bench_mixed_benchmarks_map_onto_phases():
     cfg, unsupported = dbbench_config("--benchmarks=readwhilewriting --num=1000 --compression_type=none")
     assert "without --duration" in dict(unsupported)["--benchmarks=readwhilewriting"]
     assert cfg["workload"]["phases"][0]["writers"] == {"threads": 1}
-    with pytest.raises(ConfigError, match="--readwritepercent"):
-        dbbench_config("--benchmarks=readrandomwriterandom --readwritepercent=120")
+    for bad in (0, 100, 120):  # db_bench refuses them too (ValidateInt32Percent: 0 < pct < 100)
+        with pytest.raises(ConfigError, match="--readwritepercent"):
+            dbbench_config(f"--benchmarks=readrandomwriterandom --readwritepercent={bad}")
     r = cli(
         "run",
         "--dbbench",

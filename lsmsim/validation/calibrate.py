@@ -1,10 +1,11 @@
 """`lsmsim calibrate`: measure this host with Debian's db_bench (rocksdb-tools 7.8.3) and write its machine preset.
 
-Every run is db_bench with --threads=1, --statistics and no compression, on this host:
+Every run is db_bench with --statistics and no compression, on this host, one thread unless said:
 
 1. The write path: fillrandom (16-byte keys, 100-byte values) with and without the WAL, and fillseq without it.
    Per write: (benchmark seconds - rocksdb.stall.micros) / writes, the median over the repeats (this shared VM's
-   speed moves by 20-40% from one run to the next); the WAL's share is the difference of the two.
+   speed moves by 20-40% from one run to the next, and by 2x within an hour); the WAL's share is the difference
+   of the two. fillrandom from 2 threads gives write_serial (seconds per write through the shared write thread).
 2. Compactions and flushes: each compaction_finished event of the LOG gives its CPU micros, input records and
    (from compaction_started) input bytes; non-negative least squares of the CPU against input records, input
    bytes and data blocks read and written gives merge_per_entry, merge_per_byte and merge_per_block (more
@@ -14,7 +15,9 @@ Every run is db_bench with --threads=1, --statistics and no compression, on this
    (lsmsim/validation/matrix.py, cases cache-1gib and buffered-8mib: readrandom, readmissing, seekrandom with 0,
    10 and 100 Next) on it. lsmsim runs the same cases once per read constant (that constant 1 ms, the others
    1 us) to count what each constant multiplies, per operation and averaged over each phase as the block cache
-   warms; non-negative least squares on the relative errors gives the constants.
+   warms; non-negative least squares on the relative errors gives the constants. lsmsim's fill ends with a flush
+   there, as db_bench's reopen flushes the recovered WAL (lsmsim/validation/matrix.py KNOWN_GAPS). Last,
+   readrandom with full memtables against flushed ones gives memtable_search (`measure_memtable`).
 
 The preset is named after the host (`preset_files.host_preset_name`: CPU model, cores, memory) and carries
 `host:` (CPU model, cores, date), so that a config without `machine.preset` takes it on a host like this one.
