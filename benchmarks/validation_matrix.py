@@ -154,11 +154,10 @@ def main(argv=None) -> int:
     judged = table[table["ok"].notna()]
     print(f"\n{int(judged['ok'].sum())} of {len(judged)} judged figures within budget")
     if args.markdown:
-        from lsmsim.validation.fidelity import SECTION
+        from lsmsim.validation.report import put_section
 
-        old = args.markdown.read_text() if args.markdown.exists() else ""
-        _, marker, fidelity = old.partition(SECTION)  # the decision-fidelity part is decision_fidelity.py's: kept
-        args.markdown.write_text(to_markdown(table, reference, speed).rstrip("\n") + "\n\n" + marker + fidelity)
+        old = args.markdown.read_text() if args.markdown.exists() else ""  # the other parts are other scripts': kept
+        args.markdown.write_text(put_section(old, "matrix", to_markdown(table, reference, speed)))
     return 0
 
 

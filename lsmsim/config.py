@@ -302,6 +302,12 @@ class LsmConfig(Section):
         "'Sampling'); the run's config and summary record the value chosen.",
     )
     wal: bool = True
+    wal_sync: bool = Field(
+        False,
+        description="RocksDB's WriteOptions::sync (db_bench --sync): each write group's leader syncs the WAL after "
+        "appending it (db/db_impl/db_impl_write.cc DBImpl::WriteToWAL: log.writer->file()->Sync), and the group's "
+        "writers wait for it: device.sync_latency per group (sim/foreground.py group_commit).",
+    )
     use_direct_reads: bool = Field(
         False,
         description="RocksDB's use_direct_reads: block-cache misses bypass the OS page cache (machine.memory).",

@@ -163,3 +163,24 @@ def test_calibrate_without_db_bench_or_with_a_bad_file_says_so(tmp_path, monkeyp
     assert main(["calibrate", "-o", str(tmp_path / "p.yaml")]) == 2
     assert "rocksdb-tools" in capsys.readouterr().err
     assert not (tmp_path / "p.yaml").exists()
+
+
+def test_sync_latency_is_the_median_of_the_runs_means():
+    """The WAL's sync latency: rocksdb.wal.file.sync.micros' mean, the median over runs."""
+    from lsmsim.validation.calibrate import sync_latency
+
+    sync = [
+        {"syncs": 100, "sync_micros": 7000},
+        {"syncs": 200, "sync_micros": 13000},
+        {"syncs": 50, "sync_micros": 9000},
+    ]
+    assert sync_latency(sync) == pytest.approx(70e-6)  # means 70, 65 and 180 us
+    assert sync_latency([]) == 0.0
+
+
+def test_the_mixed_speed_up_is_the_median_of_the_runs():
+    from lsmsim.validation.calibrate import mixed_speed_up
+
+    runs = [{"ops_per_s_1": 100.0, "ops_per_s_2": x} for x in (105.0, 139.0, 117.0)]
+    assert mixed_speed_up(runs) == pytest.approx(1.17)
+    assert mixed_speed_up([]) == 0.0

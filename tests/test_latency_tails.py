@@ -141,3 +141,44 @@ def test_concurrent_writers_share_one_write_thread():
     assert two["throughput_write_ops_per_s"] == pytest.approx(1 / 10e-6, rel=0.01)  # two share the lane
     r1, r2 = run(1, {"get": 1.0}), run(2, {"get": 1.0})
     assert r2["throughput_get_ops_per_s"] > 1.5 * r1["throughput_get_ops_per_s"]
+
+
+def _sync_run(threads, sync=True, latency="200us", mix=None, cores=8):
+    cfg = small_config(
+        machine={"cores": cores},
+        phases=[{"duration": 0.5, "mix": mix or {"insert": 1.0}, "writers": {"threads": threads}}],
+    )
+    cfg["workload"]["num"] = 200_000
+    cfg["lsm"]["wal_sync"] = sync
+    cfg["device"] = {"model": "simple", "sync_latency": latency}
+    return lsmsim.run(cfg).summary
+
+
+def test_a_synced_write_waits_for_its_wal_sync():
+    """lsm.wal_sync: one writer's write takes its CPU, its WAL bytes and the sync (DBImpl::WriteToWAL syncs before the
+    write returns): throughput 1 / (unsynced latency + sync), and the sync is in every write's latency."""
+    free, synced = _sync_run(1, sync=False), _sync_run(1)
+    t0 = 1.0 / free["throughput_write_ops_per_s"]
+    assert synced["throughput_write_ops_per_s"] == pytest.approx(1.0 / (t0 + 200e-6), rel=0.01)
+    assert synced["latency_write_p99_s"] > 200e-6 > free["latency_write_p99_s"]
+
+
+def test_synced_writers_commit_in_two_alternating_groups():
+    """With N >= 2 writers each group holds the write thread for one write and its sync, and passes N / 2 writes
+    (foreground.group_commit): 2 writers write as fast as 1, 4 twice as fast, 8 four times (cores to spare); reads
+    do not wait for syncs."""
+    x = {n: _sync_run(n)["throughput_write_ops_per_s"] for n in (1, 2, 4, 8)}
+    assert x[2] == pytest.approx(x[1], rel=0.02)
+    assert x[4] == pytest.approx(2 * x[1], rel=0.02)
+    assert x[8] == pytest.approx(4 * x[1], rel=0.02)
+    mixed = _sync_run(2, mix={"insert": 0.5, "get": 0.5})
+    assert mixed["latency_get_p99_s"] < 100e-6 < mixed["latency_write_p99_s"]
+
+
+def test_sync_latency_defaults_to_the_drives_write_latency():
+    from lsmsim.devices.registry import make_device
+
+    cfg = lsmsim.load_config(small_config())
+    dev = make_device(cfg.device)
+    assert cfg.device.sync_latency is None
+    assert dev.wal_sync_seconds() == pytest.approx(dev.write_latency()) and dev.write_latency() > 0

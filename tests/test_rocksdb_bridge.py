@@ -355,3 +355,12 @@ def test_closing_a_batch_while_another_thread_writes_it(tmp_path):
         )
         assert r.returncode == 0, (trial, r.returncode, r.stderr[-2000:])
         assert "write batch is closed" in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize("sync", [False, True])
+def test_synced_writes_sync_the_wal(tmp_path, sync):
+    """Options.sync is WriteOptions::sync (lsm.wal_sync): each write syncs the WAL (rocksdb.wal.synced counts them)."""
+    with RocksDB.open(tmp_path / "db", Options(**SMALL, sync=sync, statistics=True)) as d:
+        fill(d, 20)
+        st = d.statistics()
+    assert st.get("rocksdb.wal.synced", 0) == (20 if sync else 0)

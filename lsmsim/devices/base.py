@@ -16,7 +16,7 @@ from typing import ClassVar
 from pydantic import Field
 
 from ..errors import LsmsimError
-from ..fields import Bandwidth, Section
+from ..fields import Bandwidth, Duration, Section
 
 
 class DeviceFullError(LsmsimError):
@@ -33,6 +33,12 @@ class DeviceOptions(Section):
         gt=0,
         description="How fast an fsync of freshly written buffered data completes. RocksDB syncs every flush "
         "and compaction output file at close (WritableFileWriter::Sync), and its thread waits. None: free.",
+    )
+    sync_latency: Duration | None = Field(
+        None,
+        gt=0,
+        description="How long an fdatasync of a small WAL append takes (lsm.wal_sync: one per write group; RocksDB's "
+        "rocksdb.wal.file.sync.micros). None: the drive's write latency (one 4 KiB write at queue depth 1).",
     )
 
 
@@ -56,6 +62,16 @@ class Device(abc.ABC):
         """Seconds a thread waits in fsync for `write_bytes` it wrote through the page cache."""
         bw = getattr(getattr(self, "cfg", None), "sync_bandwidth", None)
         return write_bytes / bw if bw else 0.0
+
+    def wal_sync_seconds(self) -> float:
+        """Seconds one WAL sync (fdatasync of a small append) takes: `sync_latency`, or the drive's write latency."""
+        cfg = getattr(self, "cfg", None)
+        s = getattr(cfg, "sync_latency", None)
+        return s if s is not None else self.write_latency()
+
+    def write_latency(self) -> float:
+        """Latency of one 4 KiB write alone (queue depth 1); models override it."""
+        return self.seconds(0.0, 4096.0, 0.0)
 
     @abc.abstractmethod
     def read_latency(self, utilization: float, write_bps: float = 0.0) -> float:

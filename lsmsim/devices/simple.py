@@ -48,3 +48,6 @@ class SimpleDevice(Device):
 
     def read_latency(self, utilization, write_bps=0.0):
         return self.cfg.read_latency / max(0.02, 1.0 - utilization)
+
+    def write_latency(self) -> float:
+        return self.cfg.write_latency

@@ -283,6 +283,9 @@ class SSDDevice(Device):
         read_iops = max(0.0, utilization - write_busy) * t.read_iops
         return t.read_latency(read_iops, write_bps)
 
+    def write_latency(self) -> float:
+        return self.cfg.write.latency
+
     # ---------------------------------------------------------------- writes
     def _frontier(self, hint: int) -> int:
         f = self.cfg.ftl

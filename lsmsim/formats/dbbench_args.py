@@ -53,6 +53,7 @@ WORKLOAD_FLAGS = {
     "threads",
     "seek_nexts",
     "disable_wal",
+    "sync",
     "bloom_bits",
     "compression_type",
     "max_background_jobs",
@@ -262,6 +263,7 @@ def dbbench_config(args: str) -> tuple[dict, list[tuple[str, str]]]:
     bits = _convert("bloom_bits", f.get("bloom_bits", "-1"), float)
     set_path(cfg, "lsm.bloom_bits_per_key", max(0.0, bits))  # db_bench: -1, no filter
     set_path(cfg, "lsm.wal", not _convert("disable_wal", f.get("disable_wal", "false"), bool))
+    set_path(cfg, "lsm.wal_sync", _convert("sync", f.get("sync", "false"), bool))  # write_options_.sync = FLAGS_sync
     if f.get("compression_type", "snappy") != "none":
         unsupported.append(
             (

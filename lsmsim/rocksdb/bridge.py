@@ -46,6 +46,7 @@ class RocksDB(Closable):
         self._ropts = lib.rocksdb_readoptions_create()
         self._wopts = lib.rocksdb_writeoptions_create()
         lib.rocksdb_writeoptions_disable_WAL(self._wopts, int(bool(options.disable_wal)))
+        lib.rocksdb_writeoptions_set_sync(self._wopts, int(bool(options.sync)))
         self._closed = False
         self._lock = threading.RLock()
         self._iters: weakref.WeakSet = weakref.WeakSet()

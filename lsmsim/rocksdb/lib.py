@@ -143,6 +143,7 @@ SIGNATURES: dict[str, tuple] = {
     "rocksdb_writeoptions_create": (P, []),
     "rocksdb_writeoptions_destroy": (None, [P]),
     "rocksdb_writeoptions_disable_WAL": (None, [P, I]),
+    "rocksdb_writeoptions_set_sync": (None, [P, ctypes.c_ubyte]),
     "rocksdb_flushoptions_create": (P, []),
     "rocksdb_flushoptions_destroy": (None, [P]),
     "rocksdb_flushoptions_set_wait": (None, [P, U8]),

@@ -47,7 +47,7 @@ class Options:
 
     Defaults are RocksDB 7.8's, except compression ("none"; RocksDB's is snappy), create_if_missing (True),
     statistics (True) and bloom_bits_per_key (10; RocksDB has no filter by default; 0 = no filter).
-    block_cache_size 0 disables the block cache. disable_wal applies to every write (WriteOptions).
+    block_cache_size 0 disables the block cache. disable_wal and sync apply to every write (WriteOptions).
     universal_* apply to compaction_style="universal", fifo_max_table_files_size to "fifo".
     """
 
@@ -74,6 +74,7 @@ class Options:
     create_if_missing: bool = True
     statistics: bool = True
     disable_wal: bool = False
+    sync: bool = False  # WriteOptions::sync: every write group syncs the WAL
     universal_size_ratio: int = 1
     universal_min_merge_width: int = 2
     universal_max_merge_width: int = UINT_MAX

@@ -37,6 +37,7 @@ from .background import Background, IOBatch
 from .counters import Counters
 from .foreground import (
     Group,
+    group_commit,
     group_flow,
     latency_distribution,
     make_groups,
@@ -241,14 +242,18 @@ class Simulation:
             costs = self.costs()
             wb = self._user_bytes_per_write()
             wal = dev.seconds(0.0, wb, 0.0) if lsm.wal else 0.0
+            sync = dev.wal_sync_seconds() if lsm.wal and lsm.wal_sync else 0.0
             limit = self.wc.limit(self.tree)
             self.wc.write_delay = self.policy.write_control.delay(self.tree)
             # idle MLC threads serve queries (EcoTune §4.2), closed-loop clients and open-loop servers alike
             helpers = self.policy.extra_query_threads()
             for g in groups:
                 g.threads = g.base_threads + (helpers if g.name == "queries" else 0)
-                flows.append(group_flow(g, costs, dev, lsm.block_size, limit, wb, wal, self.io_rank["foreground"], m))
-            serialize_writes(groups, m.cpu.write_serial)  # one write thread: concurrent writers do not add up
+                flows.append(
+                    group_flow(g, costs, dev, lsm.block_size, limit, wb, wal, self.io_rank["foreground"], m, sync)
+                )
+            # one write thread: concurrent writers do not add up, and with WAL syncs they pass a group per sync
+            serialize_writes(groups, max(m.cpu.write_serial, group_commit(groups, sync, costs.of("write").cpu)))
 
         def evaluate(u: float) -> tuple[float, bool]:  # the flows when a synchronous read waits read_latency(u)
             for g, flow in zip(groups, flows[len(self.jobs) :]):
@@ -256,7 +261,7 @@ class Simulation:
                 flow.sync = (
                     g.sync_reads * dev.read_latency(u, self.write_bps)
                     + g.sync_transfer
-                    + g.shares.get("write", 0.0) * self.wc.write_delay
+                    + g.shares.get("write", 0.0) * (self.wc.write_delay + g.wal_sync)
                 )
             util, converged, _ = solve(flows, m.cores, m.context_switch_overhead, reserved_cores=m.reserved_cores)
             # bytes/s flushes, compactions and the WAL write: their programs delay reads on the drive

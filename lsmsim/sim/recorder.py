@@ -130,12 +130,13 @@ class Recorder:
             n.read_pages["get"] + n.read_pages["get_empty"],
             sum(n.ops[op] for op in reads),
             sum(n.read_pages[op] for op in reads),
+            n.stop_time + n.slowdown_time,
         )
         now = self.clock.now
         if self._phase_start is not None:
             name, t0, ops0, measure, point0 = self._phase_start
             dt = now - t0
-            gets, empty, pages, queries, query_pages = (a - b for a, b in zip(point, point0))
+            gets, empty, pages, queries, query_pages, stalled = (a - b for a, b in zip(point, point0))
             lookups = self._phase_lookups.row()
             self.phases.append(
                 {
@@ -145,6 +146,7 @@ class Recorder:
                     "operations": ops - ops0,
                     "ops_per_s": (ops - ops0) / dt if dt > 0 else 0.0,
                     "measure": measure,
+                    "stall_s": stalled,  # seconds writes were stopped or slowed down within the phase
                     # device pages per point lookup over the ideal: one page per lookup that finds its key
                     # (Sarkar et al. PVLDB'21 §4.2's read amplification)
                     "read_amp": pages / gets if gets > 0 else float("nan"),
@@ -440,10 +442,18 @@ class Recorder:
         for row in self.phases:
             if row["measure"]:
                 summary[f"phase_{row['phase']}_ops_per_s"] = float(row["ops_per_s"])
+                summary[f"phase_{row['phase']}_stall_s"] = float(row["stall_s"])
                 if not math.isnan(row["pages_per_query"]):
                     summary[f"phase_{row['phase']}_pages_per_query"] = float(row["pages_per_query"])
                 if not math.isnan(row["pages_per_lookup"]):  # a phase of point lookups
-                    for key in ("read_amp", "pages_per_lookup", "lookup_mean_s", "lookup_p90_s", "lookup_p99_s"):
+                    for key in (
+                        "read_amp",
+                        "pages_per_lookup",
+                        "lookup_mean_s",
+                        "lookup_p90_s",
+                        "lookup_p99_s",
+                        "lookup_p999_s",
+                    ):
                         summary[f"phase_{row['phase']}_{key}"] = float(row[key])
         return Result(
             summary=summary,

@@ -83,10 +83,11 @@ SUMMARY_DOC = {
     "read_amp_point": "device pages point lookups (get, get_empty) read / lookups that found their key: read "
     "amplification over the ideal of one page per found key (Sarkar et al. PVLDB'21 §4.2)",
     "phase_<name>_ops_per_s": "throughput of a measured phase",
+    "phase_<name>_stall_s": "a measured phase: seconds writes were stopped or slowed down within it",
     "phase_<name>_pages_per_query": "a measured phase with reads: device pages per read operation (EcoTune Table 3)",
-    "phase_<name>_read_amp / _pages_per_lookup / _lookup_mean_s / _lookup_p90_s / _lookup_p99_s": "a measured "
-    "phase of point lookups: read_amp_point, device pages per lookup, and the lookups' (get and get_empty together, "
-    "as db_bench's read histogram) mean, P90 and P99 latency",
+    "phase_<name>_read_amp / _pages_per_lookup / _lookup_mean_s / _lookup_p90_s / _lookup_p99_s / _lookup_p999_s": "a "
+    "measured phase of point lookups: read_amp_point, device pages per lookup, and the lookups' (get and get_empty "
+    "together, as db_bench's read histogram) mean, P90, P99 and P99.9 latency",
     "page_cache_hit_ratio / page_cache_hit_ratio_L<i>": "block-cache misses served by the OS page cache "
     "(machine.memory; 0 with lsm.use_direct_reads), all levels / level i",
 }

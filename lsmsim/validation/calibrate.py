@@ -18,6 +18,9 @@ Every run is db_bench with --statistics and no compression, on this host, one th
    warms; non-negative least squares on the relative errors gives the constants. lsmsim's fill ends with a flush
    there, as db_bench's reopen flushes the recovered WAL (lsmsim/validation/matrix.py KNOWN_GAPS). Last,
    readrandom with full memtables against flushed ones gives memtable_search (`measure_memtable`).
+4. Threads and the disk: readrandomwriterandom 50/50 from 2 threads against 1 (`measure_interference`: noted in
+   the preset, not modelled, docs/design.md); fillrandom with --sync=1 gives the WAL's sync latency (`measure_sync`),
+   which is the disk's (device.sync_latency): noted in the preset, not in it.
 
 The preset is named after the host (`preset_files.host_preset_name`: CPU model, cores, memory) and carries
 `host:` (CPU model, cores, date), so that a config without `machine.preset` takes it on a host like this one.
@@ -61,7 +64,11 @@ class Measurements:
     writes: list[dict] = field(default_factory=list)
     reads: dict[str, list[list[dict]]] = field(default_factory=dict)
     memtable: list[dict] = field(default_factory=list)  # readrandom with full and with flushed memtables
+    sync: list[dict] = field(default_factory=list)  # fillrandom --sync=1: the WAL's sync latency (device.sync_latency)
+    interference: list[dict] = field(default_factory=list)  # readrandom alone and beside a writer (read_under_writes)
     seconds: float = 0.0  # wall time of the db_bench runs
+    num: int = 1_000_000  # the write runs' keys
+    repeat: int = 2  # repeats of each run
 
     def to_json(self) -> str:
         return json.dumps(self.__dict__)
@@ -221,6 +228,68 @@ def measure_memtable(repeat: int) -> list[dict]:
     return out
 
 
+SYNC_NUM = 20_000
+
+
+def measure_sync(repeat: int) -> list[dict]:
+    """fillrandom SYNC_NUM with --sync=1, one thread: each write's group syncs the WAL (DBImpl::WriteToWAL), which
+    db_bench's rocksdb.wal.file.sync.micros times (the device's sync latency: device.sync_latency)."""
+    out = []
+    for _ in range(repeat):
+        r = run_db_bench(_write_args(SYNC_NUM, "--sync=1"))
+        h = r.statistics.get("rocksdb.wal.file.sync.micros", {})
+        per, _stall = _per_write(r, "fillrandom", SYNC_NUM)
+        out.append({"syncs": h.get("COUNT", 0), "sync_micros": h.get("SUM", 0), "per_write_s": per})
+        mean = h.get("SUM", 0) / h["COUNT"] if h.get("COUNT") else float("nan")
+        _say(f"fillrandom {SYNC_NUM:,} --sync=1: {per * 1e6:.1f} us/write, WAL sync {mean:.1f} us")
+    return out
+
+
+def sync_latency(runs: list[dict]) -> float:
+    """Seconds per WAL sync: the median over the runs of rocksdb.wal.file.sync.micros' mean."""
+    means = [r["sync_micros"] / r["syncs"] * 1e-6 for r in runs if r.get("syncs")]
+    return float(np.median(means)) if means else 0.0
+
+
+MIXED_SECONDS = 3
+
+
+def _mixed_invocations() -> list[list[str]]:
+    """fillrandom MEMTABLE_NUM, then readrandomwriterandom 50/50 from 1 thread and from 2 threads on it."""
+    common = [f"--num={MEMTABLE_NUM}", *[a for a in COMMON if not a.startswith(("--num", "--threads"))]]
+    mixed = ["--use_existing_db=1", "--readwritepercent=50", f"--duration={MIXED_SECONDS}", *common]
+    return [
+        ["--benchmarks=fillrandom", "--threads=1", *common],
+        ["--benchmarks=readrandomwriterandom", "--threads=1", *mixed],
+        ["--benchmarks=readrandomwriterandom", "--threads=2", *mixed],
+    ]
+
+
+def measure_interference(repeat: int) -> list[dict]:
+    """readrandomwriterandom 50/50 from 1 and from 2 threads on one DB (`_mixed_invocations`): how much less than
+    twice one thread two threads do (`mixed_speed_up`)."""
+    out = []
+    for i in range(repeat):
+        d = Path(tempfile.mkdtemp(prefix="lsmsim-calibrate-"))
+        try:
+            runs = [run_db_bench(args, db=d / "db") for args in _mixed_invocations()]
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+        one, two = (r.ops_per_sec["readrandomwriterandom"] for r in runs[1:])
+        out.append({"ops_per_s_1": one, "ops_per_s_2": two})
+        _say(
+            f"readrandomwriterandom 50/50 #{i + 1}: {one:,.0f} ops/s from 1 thread, {two:,.0f} from 2 "
+            f"({two / one:.2f}x)"
+        )
+    return out
+
+
+def mixed_speed_up(runs: list[dict]) -> float:
+    """readrandomwriterandom 50/50's speed-up from 1 to 2 threads, the median over runs (0 when not measured)."""
+    ups = [r["ops_per_s_2"] / r["ops_per_s_1"] for r in runs if r.get("ops_per_s_1")]
+    return float(np.median(ups)) if ups else 0.0
+
+
 def fit_memtable(runs: list[dict]) -> tuple[float, float]:
     """`memtable_search` (seconds per log2 of the entries walked) and the entries the full memtables held: the
     medians' difference over log2 of the entries, which a found Get's chance to hit the memtables gives (keys
@@ -336,7 +405,34 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
         f" buffered-8mib read benchmarks (mean of {repeat} db_bench runs) on lsmsim's per-op counts; residuals:",
         *[f"#     {k}: {targets[k.split('/')[0]][k.split('/')[1]]:.2f} us, fit {v:+.1%}" for k, v in resid.items()],
     ]
+    if m.interference:  # measured for docs/validation.md: what lsmsim does not model (docs/design.md)
+        notes.append(
+            f"# readrandomwriterandom 50/50 from 2 threads ran {mixed_speed_up(m.interference):.2f}x one thread (lsmsim"
+            " does not model what slows it: docs/design.md, 'Readers beside writers')"
+        )
+    if m.sync:  # a property of this host's disk, not of its CPU: for the device section, not this preset
+        notes.append(
+            f"# WAL sync on this host's disk (fillrandom --sync=1, rocksdb.wal.file.sync.micros): "
+            f"{sync_latency(m.sync) * 1e6:.1f} us; a device of this host takes it as `device.sync_latency`"
+        )
     return preset, "\n".join(notes) + "\n" + yaml.safe_dump(preset, sort_keys=False, width=110)
+
+
+def measure(num: int = 1_000_000, repeat: int = 2) -> Measurements:
+    """Run every calibration measurement on this host (the module's sections 1-3 and the WAL's sync)."""
+    from ..errors import LsmsimError
+
+    if shutil.which("db_bench") is None:
+        raise LsmsimError("db_bench not found: install Debian's rocksdb-tools (apt-get install rocksdb-tools)")
+    m = Measurements(host={**host_facts(), "date": datetime.date.today().isoformat()}, num=num, repeat=repeat)
+    t0 = time.perf_counter()
+    m.writes = measure_writes(num, repeat)
+    m.reads = measure_reads(repeat)
+    m.memtable = measure_memtable(repeat)
+    m.sync = measure_sync(repeat)
+    m.interference = measure_interference(repeat)
+    m.seconds = time.perf_counter() - t0
+    return m
 
 
 def calibrate(
@@ -357,15 +453,7 @@ def calibrate(
         except (ValueError, TypeError, KeyError) as e:
             raise LsmsimError(f"{measurements}: not a calibration measurements file ({e})") from None
     else:
-        if shutil.which("db_bench") is None:
-            raise LsmsimError("db_bench not found: install Debian's rocksdb-tools (apt-get install rocksdb-tools)")
-        facts = host_facts()
-        m = Measurements(host={**facts, "date": datetime.date.today().isoformat()})
-        t0 = time.perf_counter()
-        m.writes = measure_writes(num, repeat)
-        m.reads = measure_reads(repeat)
-        m.memtable = measure_memtable(repeat)
-        m.seconds = time.perf_counter() - t0
+        m = measure(num, repeat)
         if measurements is not None:
             atomic_write(measurements, lambda p: Path(p).write_text(m.to_json()))
     preset, text = preset_text(m, num, repeat)
@@ -374,4 +462,16 @@ def calibrate(
     return out
 
 
-__all__ = ["Measurements", "calibrate", "fit_reads", "fit_writes", "measure_reads", "measure_writes"]
+__all__ = [
+    "Measurements",
+    "calibrate",
+    "fit_reads",
+    "fit_writes",
+    "measure",
+    "measure_reads",
+    "measure_sync",
+    "measure_interference",
+    "mixed_speed_up",
+    "measure_writes",
+    "sync_latency",
+]

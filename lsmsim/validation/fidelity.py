@@ -35,6 +35,7 @@ from pathlib import Path
 
 from ..preset_files import host_facts
 from .dbbench import DbBenchRun, run_db_bench
+from .report import MARKERS, put_section
 
 NUM = 500_000
 DURATION = 5
@@ -434,13 +435,12 @@ def markdown(recorded: dict, fid: Fidelity, machine: str | None) -> str:
     return "\n".join(out) + "\n"
 
 
-SECTION = "<!-- decision fidelity: written by benchmarks/decision_fidelity.py --markdown docs/validation.md -->"
+SECTION = MARKERS["fidelity"]
 
 
 def with_section(doc: str, section: str) -> str:
-    """docs/validation.md with its decision-fidelity part (from the SECTION marker on) replaced by `section`; the
-    matrix's part before it is benchmarks/validation_matrix.py's, which keeps this one."""
-    return doc.partition(SECTION)[0].rstrip("\n") + "\n\n" + SECTION + "\n" + section
+    """docs/validation.md with its decision-fidelity part replaced by `section` (the other parts kept)."""
+    return put_section(doc, "fidelity", section)
 
 
 __all__ = [

@@ -52,6 +52,7 @@ def _common(cfg: Config) -> dict:
         # RocksDB splits max_background_jobs into max(1, jobs / 4) flushes and the rest compactions
         max_background_jobs=th.flush + th.compaction,
         disable_wal=not lsm.wal,
+        sync=lsm.wal_sync,
         use_direct_reads=lsm.use_direct_reads,
         use_direct_io_for_flush_and_compaction=lsm.use_direct_io_for_flush_and_compaction,
         compression="none",
