@@ -32,6 +32,7 @@ def recorded_path(name: str | None = None) -> Path:
 
 
 def to_markdown(table, recorded: dict) -> str:
+    from lsmsim.validation.calibrate import mixed_speed_up
     from lsmsim.validation.regimes import REGIMES
 
     host = recorded["host"]
@@ -49,6 +50,10 @@ def to_markdown(table, recorded: dict) -> str:
         "p99.9 shown. Figures over budget are `KNOWN_GAPS` in lsmsim/validation/regimes.py, with their cause.",
         "",
         f"**{int(judged['ok'].sum())} of {len(judged)} judged figures within budget.**",
+        "",
+        "The calibration beside the runs also measured readrandomwriterandom 50/50 from 2 threads at "
+        f"{mixed_speed_up(recorded['calibration'].get('interference', [])):.2f}x one thread, which lsmsim does not "
+        "model (docs/design.md, 'Readers beside writers').",
         "",
     ]
     about = {r.name: r.about for r in REGIMES}

@@ -184,3 +184,25 @@ def test_the_mixed_speed_up_is_the_median_of_the_runs():
     runs = [{"ops_per_s_1": 100.0, "ops_per_s_2": x} for x in (105.0, 139.0, 117.0)]
     assert mixed_speed_up(runs) == pytest.approx(1.17)
     assert mixed_speed_up([]) == 0.0
+
+
+def test_fit_spread_is_the_lognormal_of_the_writes_p99_over_mean():
+    """cpu_spread: the s with exp(2.326 s - s^2 / 2) = DB::Write's P99 / mean (fillrandom with the WAL, 100 B)."""
+    import math
+    from statistics import NormalDist
+
+    from lsmsim.validation.calibrate import fit_spread
+
+    z = NormalDist().inv_cdf(0.99)
+    s = 0.37
+    ratio = math.exp(z * s - s * s / 2)
+    run = {
+        "kind": "fillrandom",
+        "wal": True,
+        "value": 100,
+        "write_micros": {"P99": ratio * 4.0, "SUM": 400.0, "COUNT": 100},
+    }
+    assert fit_spread(
+        [run, {**run, "wal": False, "write_micros": {"P99": 99.0, "SUM": 1.0, "COUNT": 1}}]
+    ) == pytest.approx(s)
+    assert fit_spread([{**run, "write_micros": {}}]) is None

@@ -38,6 +38,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import NormalDist
 
 import numpy as np
 import yaml
@@ -65,7 +66,9 @@ class Measurements:
     reads: dict[str, list[list[dict]]] = field(default_factory=dict)
     memtable: list[dict] = field(default_factory=list)  # readrandom with full and with flushed memtables
     sync: list[dict] = field(default_factory=list)  # fillrandom --sync=1: the WAL's sync latency (device.sync_latency)
-    interference: list[dict] = field(default_factory=list)  # readrandom alone and beside a writer (read_under_writes)
+    interference: list[dict] = field(
+        default_factory=list
+    )  # readrandomwriterandom from 1 and 2 threads (mixed_speed_up)
     seconds: float = 0.0  # wall time of the db_bench runs
     num: int = 1_000_000  # the write runs' keys
     repeat: int = 2  # repeats of each run
@@ -95,6 +98,29 @@ def _per_write(r: DbBenchRun, bench: str, writes: int) -> tuple[float, float]:
     return (r.seconds[bench] - stall) / writes, stall
 
 
+_HIST_KEYS = ("P50", "P95", "P99", "COUNT", "SUM")
+
+
+def fit_spread(runs: list[dict]) -> float | None:
+    """machine.cpu_spread: the lognormal log-deviation s whose P99 over its mean, exp(2.326 s - s^2 / 2), is that of
+    DB::Write (rocksdb.db.write.micros) in fillrandom with the WAL at 100-byte values; the median over the repeats.
+    None when the runs kept no histogram."""
+    z = NormalDist().inv_cdf(0.99)
+    sigmas = []
+    for r in runs:
+        h = r.get("write_micros") or {}
+        if r.get("kind") != "fillrandom" or not r.get("wal") or r.get("value") != 100 or not h.get("COUNT"):
+            continue
+        ratio = h["P99"] / (h["SUM"] / h["COUNT"])
+        if ratio <= 1.0:
+            sigmas.append(0.0)
+            continue
+        # z s - s^2 / 2 = ln(ratio): the smaller root (the larger one is past the ratio's maximum at s = z)
+        disc = z * z - 2.0 * math.log(ratio)
+        sigmas.append(z - math.sqrt(disc) if disc > 0 else z)
+    return float(np.median(sigmas)) if sigmas else None
+
+
 def measure_writes(num: int, repeat: int) -> list[dict]:
     """fillrandom with and without the WAL, fillseq, and fillrandom at other block sizes (section 1 and 2)."""
     out = []
@@ -115,6 +141,10 @@ def measure_writes(num: int, repeat: int) -> list[dict]:
                     "flush_cpu_s": r.levels.get("L0", {}).get("CompMergeCPU(sec)", float("nan")),
                     "flush_entries": sum(f["entries"] for f in r.flushes),
                     "flush_bytes": r.flush_bytes,
+                    # DB::Write's own latency histogram: the spread of a write's time (cpu_spread)
+                    "write_micros": {
+                        k: v for k, v in r.statistics.get("rocksdb.db.write.micros", {}).items() if k in _HIST_KEYS
+                    },
                 }
             )
             _say(f"fillrandom {n:,} x {value} B wal={wal}: {per * 1e6:.2f} us/write")
@@ -380,6 +410,9 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
         "memory": f"{m.host['memory'] / 2**30:.1f}GiB",
         "cpu": cpu,
     }
+    spread = fit_spread(m.writes)
+    if spread is not None:
+        preset["cpu_spread"] = round(spread, 3)
 
     def label(r: dict) -> str:
         return f"{r['kind']}{' ' + str(r['value']) + 'B' if 'value' in r else ''}{' wal' if r.get('wal') else ''}"
@@ -393,6 +426,8 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
         "# - memtable_insert_sequential: the same for fillseq;"
         " wal_append: fillrandom with the WAL, less memtable_insert",
         "# - write_serial: fillrandom (with the WAL) from 2 threads: median seconds per write of all threads",
+        "# - cpu_spread (when measured): the lognormal whose P99 / mean is DB::Write's in fillrandom with the WAL"
+        " (rocksdb.db.write.micros), median of the repeats",
         f"# - merge_per_entry, merge_per_byte, merge_per_block: non-negative least squares over {w['_compactions']}"
         " compactions' CPU micros (LOG compaction_finished) against input records, input bytes and data blocks read"
         " and written (4 KiB blocks, and 1/16/64 KiB)",
@@ -466,6 +501,7 @@ __all__ = [
     "Measurements",
     "calibrate",
     "fit_reads",
+    "fit_spread",
     "fit_writes",
     "measure",
     "measure_reads",
