@@ -32,7 +32,7 @@ def recorded_path(name: str | None = None) -> Path:
 
 
 def to_markdown(table, recorded: dict) -> str:
-    from lsmsim.validation.calibrate import mixed_speed_up
+    from lsmsim.validation.contention import mixed_speed_up
     from lsmsim.validation.regimes import REGIMES
 
     host = recorded["host"]

@@ -167,7 +167,7 @@ def test_calibrate_without_db_bench_or_with_a_bad_file_says_so(tmp_path, monkeyp
 
 def test_sync_latency_is_the_median_of_the_runs_means():
     """The WAL's sync latency: rocksdb.wal.file.sync.micros' mean, the median over runs."""
-    from lsmsim.validation.calibrate import sync_latency
+    from lsmsim.validation.contention import sync_latency
 
     sync = [
         {"syncs": 100, "sync_micros": 7000},
@@ -179,7 +179,7 @@ def test_sync_latency_is_the_median_of_the_runs_means():
 
 
 def test_the_mixed_speed_up_is_the_median_of_the_runs():
-    from lsmsim.validation.calibrate import mixed_speed_up
+    from lsmsim.validation.contention import mixed_speed_up
 
     runs = [{"ops_per_s_1": 100.0, "ops_per_s_2": x} for x in (105.0, 139.0, 117.0)]
     assert mixed_speed_up(runs) == pytest.approx(1.17)

@@ -64,23 +64,26 @@ def _terminated(*_):
     os._exit(143)
 
 
-def _die_with_parent() -> None:
+def _die_with_parent(parent: int | None = None) -> None:
     """A worker ends when the sweep process does, even by kill -9 (which runs none of the sweep's clean-up):
     Linux's parent-death signal (prctl PR_SET_PDEATHSIG: SIGKILL, which needs no Python handler to run, so a
     worker deep in a long native call ends too; its point's marker is left for the next run to clean), and a
     thread that watches the parent pid once a second where prctl is missing or the parent died before it was
-    set."""
+    set. `parent`: the pid the worker was started by (a sweep process killed while its worker was still starting
+    has already handed the worker to pid 1, which the worker must not take for its parent)."""
     import ctypes
     import signal
     import threading
     import time
 
-    parent = os.getppid()
+    parent = parent or os.getppid()
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
     except (OSError, AttributeError):  # not Linux: the watch alone
         pass
+    if os.getppid() != parent:  # it died before the signal was set
+        _terminated()
 
     def watch():
         while os.getppid() == parent:
@@ -90,15 +93,15 @@ def _die_with_parent() -> None:
     threading.Thread(target=watch, name="lsmsim-parent-watch", daemon=True).start()
 
 
-def _warm():
+def _warm(parent: int | None = None):
     """Import the simulator once per worker, before points arrive; Ctrl-C is the sweep process's
-    to handle (it stops the workers), so workers ignore SIGINT."""
+    to handle (it stops the workers), so workers ignore SIGINT. `parent`: the sweep process's pid."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # the pool SIGTERMs the survivors when one worker dies: they leave at once, their markers removed
     signal.signal(signal.SIGTERM, _terminated)
-    _die_with_parent()
+    _die_with_parent(parent)
     import lsmsim.sim.kernel  # noqa: F401
 
 
@@ -113,7 +116,9 @@ class LocalExecutor:
         self._pool = None
 
     def start(self):
-        self._pool = cf.ProcessPoolExecutor(self.jobs, mp_context=mp.get_context("spawn"), initializer=_warm)
+        self._pool = cf.ProcessPoolExecutor(
+            self.jobs, mp_context=mp.get_context("spawn"), initializer=_warm, initargs=(os.getpid(),)
+        )
 
     def submit(self, config: dict, marker_dir: str | None, point_id: str):
         return self._pool.submit(run_point, config, marker_dir, point_id)

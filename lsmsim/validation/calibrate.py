@@ -18,9 +18,10 @@ Every run is db_bench with --statistics and no compression, on this host, one th
    warms; non-negative least squares on the relative errors gives the constants. lsmsim's fill ends with a flush
    there, as db_bench's reopen flushes the recovered WAL (lsmsim/validation/matrix.py KNOWN_GAPS). Last,
    readrandom with full memtables against flushed ones gives memtable_search (`measure_memtable`).
-4. Threads and the disk: readrandomwriterandom 50/50 from 2 threads against 1 (`measure_interference`: noted in
-   the preset, not modelled, docs/design.md); fillrandom with --sync=1 gives the WAL's sync latency (`measure_sync`),
-   which is the disk's (device.sync_latency): noted in the preset, not in it.
+4. The disk: fillrandom with --sync=1 gives the WAL's sync latency (`measure_sync`), which is the disk's
+   (device.sync_latency): noted in the preset, not in it. The regimes' recordings (validation/regimes.py) also
+   measure readrandomwriterandom 50/50 from 2 threads against 1 (`measure_interference`), which lsmsim does not
+   model (docs/design.md): noted in the preset when measured.
 
 The preset is named after the host (`preset_files.host_preset_name`: CPU model, cores, memory) and carries
 `host:` (CPU model, cores, date), so that a config without `machine.preset` takes it on a host like this one.
@@ -46,6 +47,7 @@ from scipy.optimize import nnls
 
 from ..config import LsmConfig
 from ..preset_files import PRESET_ROOT, host_facts, host_preset_name
+from .contention import measure_sync, mixed_speed_up, sync_latency
 from .dbbench import DbBenchRun, run_db_bench
 from .matrix import COMMON, case, real_figures
 
@@ -258,68 +260,6 @@ def measure_memtable(repeat: int) -> list[dict]:
     return out
 
 
-SYNC_NUM = 20_000
-
-
-def measure_sync(repeat: int) -> list[dict]:
-    """fillrandom SYNC_NUM with --sync=1, one thread: each write's group syncs the WAL (DBImpl::WriteToWAL), which
-    db_bench's rocksdb.wal.file.sync.micros times (the device's sync latency: device.sync_latency)."""
-    out = []
-    for _ in range(repeat):
-        r = run_db_bench(_write_args(SYNC_NUM, "--sync=1"))
-        h = r.statistics.get("rocksdb.wal.file.sync.micros", {})
-        per, _stall = _per_write(r, "fillrandom", SYNC_NUM)
-        out.append({"syncs": h.get("COUNT", 0), "sync_micros": h.get("SUM", 0), "per_write_s": per})
-        mean = h.get("SUM", 0) / h["COUNT"] if h.get("COUNT") else float("nan")
-        _say(f"fillrandom {SYNC_NUM:,} --sync=1: {per * 1e6:.1f} us/write, WAL sync {mean:.1f} us")
-    return out
-
-
-def sync_latency(runs: list[dict]) -> float:
-    """Seconds per WAL sync: the median over the runs of rocksdb.wal.file.sync.micros' mean."""
-    means = [r["sync_micros"] / r["syncs"] * 1e-6 for r in runs if r.get("syncs")]
-    return float(np.median(means)) if means else 0.0
-
-
-MIXED_SECONDS = 3
-
-
-def _mixed_invocations() -> list[list[str]]:
-    """fillrandom MEMTABLE_NUM, then readrandomwriterandom 50/50 from 1 thread and from 2 threads on it."""
-    common = [f"--num={MEMTABLE_NUM}", *[a for a in COMMON if not a.startswith(("--num", "--threads"))]]
-    mixed = ["--use_existing_db=1", "--readwritepercent=50", f"--duration={MIXED_SECONDS}", *common]
-    return [
-        ["--benchmarks=fillrandom", "--threads=1", *common],
-        ["--benchmarks=readrandomwriterandom", "--threads=1", *mixed],
-        ["--benchmarks=readrandomwriterandom", "--threads=2", *mixed],
-    ]
-
-
-def measure_interference(repeat: int) -> list[dict]:
-    """readrandomwriterandom 50/50 from 1 and from 2 threads on one DB (`_mixed_invocations`): how much less than
-    twice one thread two threads do (`mixed_speed_up`)."""
-    out = []
-    for i in range(repeat):
-        d = Path(tempfile.mkdtemp(prefix="lsmsim-calibrate-"))
-        try:
-            runs = [run_db_bench(args, db=d / "db") for args in _mixed_invocations()]
-        finally:
-            shutil.rmtree(d, ignore_errors=True)
-        one, two = (r.ops_per_sec["readrandomwriterandom"] for r in runs[1:])
-        out.append({"ops_per_s_1": one, "ops_per_s_2": two})
-        _say(
-            f"readrandomwriterandom 50/50 #{i + 1}: {one:,.0f} ops/s from 1 thread, {two:,.0f} from 2 "
-            f"({two / one:.2f}x)"
-        )
-    return out
-
-
-def mixed_speed_up(runs: list[dict]) -> float:
-    """readrandomwriterandom 50/50's speed-up from 1 to 2 threads, the median over runs (0 when not measured)."""
-    ups = [r["ops_per_s_2"] / r["ops_per_s_1"] for r in runs if r.get("ops_per_s_1")]
-    return float(np.median(ups)) if ups else 0.0
-
-
 def fit_memtable(runs: list[dict]) -> tuple[float, float]:
     """`memtable_search` (seconds per log2 of the entries walked) and the entries the full memtables held: the
     medians' difference over log2 of the entries, which a found Get's chance to hit the memtables gives (keys
@@ -465,7 +405,6 @@ def measure(num: int = 1_000_000, repeat: int = 2) -> Measurements:
     m.reads = measure_reads(repeat)
     m.memtable = measure_memtable(repeat)
     m.sync = measure_sync(repeat)
-    m.interference = measure_interference(repeat)
     m.seconds = time.perf_counter() - t0
     return m
 
@@ -505,9 +444,5 @@ __all__ = [
     "fit_writes",
     "measure",
     "measure_reads",
-    "measure_sync",
-    "measure_interference",
-    "mixed_speed_up",
     "measure_writes",
-    "sync_latency",
 ]

@@ -156,7 +156,8 @@ def record(
     import json
 
     from ..atomic import atomic_write
-    from .calibrate import Measurements, measure_interference, measure_sync
+    from .calibrate import Measurements
+    from .contention import measure_interference, measure_sync
 
     data = json.loads(path.read_text()) if path.exists() else {}
     data.setdefault("host", {**host_facts(), "date": datetime.date.today().isoformat()})
@@ -174,7 +175,7 @@ def record(
             data["calibration"] = json.loads(measure().to_json())
         save()
     m = Measurements.from_json(json.dumps(data["calibration"]))
-    if not m.sync or not m.interference:  # a measurements file from before these were measured
+    if not m.sync or not m.interference:  # calibrate leaves out the mixed speed-up (and older files the sync)
         m.sync = m.sync or measure_sync(repeat=2)
         m.interference = m.interference or measure_interference(repeat=2)
         data["calibration"] = json.loads(m.to_json())
@@ -290,7 +291,8 @@ def calibrated_machine(calibration: dict) -> tuple[dict, float]:
     runs lsmsim for about a minute), and the WAL sync seconds it measured (0 when it did not)."""
     import json
 
-    from .calibrate import Measurements, preset_text, sync_latency
+    from .calibrate import Measurements, preset_text
+    from .contention import sync_latency
 
     m = Measurements.from_json(json.dumps(calibration))
     preset, _ = preset_text(m, m.num, m.repeat)
