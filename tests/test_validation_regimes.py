@@ -82,3 +82,10 @@ def test_a_regime_runs_its_invocations_as_phases():
     assert cfg["device"]["sync_latency"] == "70.000us"
     sync = sim_config(next(r for r in REGIMES if r.name == "wal-sync"))
     assert lsmsim.load_config(sync).lsm.wal_sync is True
+
+
+def test_the_records_ran_the_regimes_as_written(recorded):
+    """A regime whose db_bench flags changed since it was recorded must be recorded again."""
+    for r in REGIMES:
+        for run in recorded["runs"].get(r.name, []):
+            assert run["args"] == list(r.invocations[-1]), f"{r.name}: re-record it (validation_regimes.py --record)"

@@ -36,23 +36,14 @@ import pandas as pd
 
 from ..preset_files import host_facts
 from .dbbench import DbBenchRun, run_db_bench
+from .matrix import COMMON
 
 NUM = 500_000
 DURATION = 5
 SYNC_WRITES = 20_000  # a synced write takes ~80 us on this project's hosts: 1.6 s
 MiB = 1 << 20
-BASE = [
-    "--key_size=16",
-    "--value_size=100",
-    "--write_buffer_size=4194304",
-    "--max_bytes_for_level_base=16777216",
-    "--target_file_size_base=4194304",
-    "--level0_file_num_compaction_trigger=4",
-    "--compression_type=none",
-    "--bloom_bits=10",
-    "--histogram=1",
-    "--statistics=1",
-]
+# the matrix's shape (its threads are each regime's own), with per-type histograms and statistics
+BASE = [*(a for a in COMMON if not a.startswith("--threads")), "--histogram=1", "--statistics=1"]
 BUDGET = {"ops_per_s": 0.15, "stall_s": 0.15, "p99": 0.25, "w_amp": 0.10, "level_bytes": 0.15}
 LEVELS = 7
 STALL_FLOOR = 0.02  # of the benchmark's seconds: a stall time below it is shown, not judged
