@@ -218,7 +218,13 @@ def _cmd_calibrate(args) -> int:
     t0 = time.perf_counter()
     out = calibrate(num=args.num, repeat=args.repeat, output=args.output, measurements=args.measurements)
     print(Path(out).read_text())
-    print(f"written to {out} in {time.perf_counter() - t0:.0f} s; a config without machine.preset now runs on it here")
+    from .preset_files import PRESET_ROOT
+
+    took = f"written to {out} in {time.perf_counter() - t0:.0f} s"
+    if Path(out).resolve().parent == (PRESET_ROOT / "machines").resolve():
+        print(f"{took}; a config without machine.preset now runs on it here")
+    else:  # -o elsewhere: not a preset lsmsim finds by itself
+        print(f"{took}; lsmsim finds machine presets in {PRESET_ROOT / 'machines'}: copy it there to use it")
     return 0
 
 
