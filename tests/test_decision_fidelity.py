@@ -131,7 +131,9 @@ KNOWN_SHORTFALLS: dict[tuple[str, str, str], str] = {
     "near-zero stalls of the others (0-0.2 s in a 5 s run) are noise",
     ("write", "w_amp", "spearman"): "0.86 against db_bench's own 0.74: W-Amp at the end of a 500K fill depends on "
     "whether the last compaction finished (the same set measures 1.90 or 2.47 from run to run)",
-    ("read_heavy", "w_amp", "spearman"): "0.89 against db_bench's own 0.85, as for write",
+    ("mixed", "w_amp", "spearman"): "0.89 against db_bench's own 0.79, as for write: the window holds the jobs the "
+    "invocation's process started, so one compaction more or less moves a set's W-Amp",
+    ("read_heavy", "w_amp", "spearman"): "0.81 against db_bench's own 0.85, as for mixed",
     ("mixed", "throughput", "median_err"): "+28%, every set alike: RocksDB's mixed workload does not scale with "
     "threads here (readrandomwriterandom 50/50 from 2 threads ran at 1.0-1.5x 1 thread; readrandom at 1.8x, "
     "fillrandom at 0.81-0.87x); one thread is within 6% (166K vs 156K ops/s). lsmsim serialises writes through one "

@@ -233,8 +233,9 @@ def sim_metrics(option_set: str, machine: str | None = None) -> dict[str, dict[s
         t0 = s["sim_time_s"] - s["measured_time_s"]
         jobs = r.compactions
         if jobs.empty:  # nothing flushed (the phase fits in the memtables)
-            jobs = pd.DataFrame({"end": [], "kind": [], "write_bytes": []})
-        jobs = jobs[(jobs["end"] > t0 + 1e-9) & (jobs["kind"] != "trivial_move")]
+            jobs = pd.DataFrame({"start": [], "end": [], "kind": [], "write_bytes": []})
+        # the invocation's LOG holds the jobs its process started (regimes.sim_figures: not the recovered WAL's flush)
+        jobs = jobs[(jobs["start"] > t0 + 1e-9) & (jobs["kind"] != "trivial_move")]
         flush = float(jobs.loc[jobs["kind"] == "flush", "write_bytes"].sum())
         stall = s["stall_stop_s"] + s["stall_slowdown_s"]
         if w == "write":
