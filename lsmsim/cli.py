@@ -220,11 +220,9 @@ def _cmd_calibrate(args) -> int:
     print(Path(out).read_text())
     from .preset_files import PRESET_ROOT
 
-    took = f"written to {out} in {time.perf_counter() - t0:.0f} s"
-    if Path(out).resolve().parent == (PRESET_ROOT / "machines").resolve():
-        print(f"{took}; a config without machine.preset now runs on it here")
-    else:  # -o elsewhere: not a preset lsmsim finds by itself
-        print(f"{took}; lsmsim finds machine presets in {PRESET_ROOT / 'machines'}: copy it there to use it")
+    machines, took = PRESET_ROOT / "machines", f"written to {out} in {time.perf_counter() - t0:.0f} s"
+    found = Path(out).resolve().parent == machines.resolve()  # -o elsewhere: not a preset lsmsim finds by itself
+    print(f"{took}; " + ("a config without machine.preset now runs on it here" if found else f"copy it to {machines}"))
     return 0
 
 
