@@ -17,7 +17,7 @@ Metrics: throughput (ops/s; the readers' only for readwhilewriting, as db_bench 
 workload's main operation (write for `write`, read otherwise: db_bench's --histogram), stall time (db_bench's
 rocksdb.stall.micros: seconds the writers waited on the write controller; lsmsim's stopped + slowed-down seconds
 in the workload's window) and W-Amp (RocksDB's Sum W-Amp of the invocation: its LOG's flush and compaction bytes;
-lsmsim's flushes and compactions that ended in the window).
+lsmsim's flushes and compactions that started in the window, as the LOG holds the jobs its process started).
 """
 
 from __future__ import annotations
