@@ -135,6 +135,14 @@ class MachineConfig(Section):
         "block-cache misses unless lsm.use_direct_reads. None: no page cache (every miss reads the device).",
     )
     cpu: CpuCostConfig = CpuCostConfig()
+    dirty_expire: Duration = Field(
+        30.0,
+        description="Linux's vm.dirty_expire_centisecs / 100: the flusher writes back a file's dirty pages once they "
+        "are this old; a WAL deleted sooner never reaches the drive (sim/wal.py).",
+    )
+    dirty_writeback: Duration = Field(
+        5.0, description="Linux's vm.dirty_writeback_centisecs / 100: how often the flusher threads wake up."
+    )
     cores: int = Field(4, ge=1, description="CPU cores shared by all threads (processor sharing).")
     threads: ThreadsConfig = ThreadsConfig()
     cpu_spread: float = Field(
@@ -308,6 +316,14 @@ class LsmConfig(Section):
         "appending it (db/db_impl/db_impl_write.cc DBImpl::WriteToWAL: log.writer->file()->Sync), and the group's "
         "writers wait for it: device.sync_latency per group (sim/foreground.py group_commit).",
     )
+    wal_bytes_per_sync: Bytes = Field(
+        0,
+        ge=0,
+        description="RocksDB's DBOptions::wal_bytes_per_sync: every this many WAL bytes the writer starts their "
+        "writeback (sync_file_range), so every WAL byte reaches the drive. 0 (RocksDB's default): the OS writes a "
+        "WAL's pages back only once they are machine.dirty_expire old, and a WAL deleted sooner (its memtable "
+        "flushed) never reaches the drive (sim/wal.py).",
+    )
     use_direct_reads: bool = Field(
         False,
         description="RocksDB's use_direct_reads: block-cache misses bypass the OS page cache (machine.memory).",
@@ -414,8 +430,9 @@ class Config(Section):
 
     @model_validator(mode="after")
     def _waits_in_fluid_mode(self):
-        if self.sim.mode == "op" and any(p.wait_for_compactions for p in self.workload.phases):
-            raise ValueError("workload.phases.*.wait_for_compactions needs sim.mode: fluid")
+        for name in ("wait_for_compactions", "sine_rate"):
+            if self.sim.mode == "op" and any(getattr(p, name) for p in self.workload.phases):
+                raise ValueError(f"workload.phases.*.{name} needs sim.mode: fluid")
         return self
 
     @model_validator(mode="after")

@@ -86,7 +86,7 @@ def test_byte_accounting(wal):
     r = lsmsim.run(small_config(lsm={"wal": wal}, phases=MIXED))
     s = r.summary
     assert s["device_host_write_bytes"] == pytest.approx(
-        s["flush_bytes"] + s["compaction_write_bytes"] + s["wal_bytes"]
+        s["flush_bytes"] + s["compaction_write_bytes"] + s["wal_device_bytes"]
     )
     assert (s["wal_bytes"] > 0) == wal
     c = r.compactions

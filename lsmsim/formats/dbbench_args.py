@@ -6,7 +6,8 @@ fillrandom (num puts per thread, uniform keys with replacement), fillseq, overwr
 (a get and a put each), deleterandom, readrandom and readmissing (`reads` gets per thread, default num), seekrandom
 (Seek + `seek_nexts` Next), readrandomwriterandom (`--readwritepercent` gets, the rest puts, in every thread),
 readwhilewriting and seekrandomwhilewriting (`--threads` readers and one writer, `--benchmark_write_rate_limit`),
-waitforcompaction (the phase before it waits), flush (the phase before it ends with a flush); `--duration` makes
+mixgraph (its key, value, Seek-length and sine-rate models: workloads/mixgraph.py), waitforcompaction (the phase
+before it waits), flush (the phase before it ends with a flush); `--duration` makes
 every benchmark run that many seconds. `stats`, `levelstats` and `sstables` print and change nothing; every
 other benchmark is unsupported and named. Flags lsmsim has no model for are named too;
 db_bench's own defaults apply where a flag is absent (it compresses with snappy unless --compression_type=none,
@@ -22,6 +23,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..sweeps.spec import set_path
+from ..workloads import mixgraph
 from .options_file import COMPACTION_PRI as ROCKSDB_PRI
 from .options_file import LEVELED, LSM, bg_job_limits, option_value
 
@@ -82,6 +84,28 @@ IGNORED = {
     "open_files",
 }
 QUIET = {"stats", "levelstats", "sstables"}
+# mixgraph's flags and db_bench 7.8's defaults (tools/db_bench_tool.cc; --mix_accesses is defined and never read)
+MIXGRAPH_FLAGS = {
+    **{f"keyrange_dist_{x}": "0" for x in "abcd"},
+    "keyrange_num": "1",
+    "key_dist_a": "0",
+    "key_dist_b": "0",
+    "value_theta": "0",
+    "value_k": "0.2615",
+    "value_sigma": "25.45",
+    "iter_theta": "0",
+    "iter_k": "2.517",
+    "iter_sigma": "14.236",
+    "mix_get_ratio": "1",
+    "mix_put_ratio": "0",
+    "mix_seek_ratio": "0",
+    "mix_max_scan_len": "10000",
+    "mix_max_value_size": "1024",
+    "sine_mix_rate": "false",
+    **{f"sine_{x}": v for x, v in zip("abcd", ("1", "1", "0", "1"))},
+    "sine_mix_rate_interval_milliseconds": "10000",
+    "sine_mix_rate_noise": "0",
+}
 
 
 def _flags(args: str) -> dict[str, str]:
@@ -138,6 +162,7 @@ class _Flags:
     duration: int
     percent: int  # readrandomwriterandom's reads
     rate: int  # readwhilewriting's writer, bytes/s (0: unthrottled)
+    graph: dict[str, float]  # mixgraph's flags (MIXGRAPH_FLAGS)
 
 
 def _workload_flags(f: dict[str, str], num: int) -> _Flags:
@@ -154,6 +179,10 @@ def _workload_flags(f: dict[str, str], num: int) -> _Flags:
         duration=flag("duration", "0"),
         percent=flag("readwritepercent", "90"),
         rate=flag("benchmark_write_rate_limit", "0"),
+        graph={
+            name: float(_convert(name, f.get(name, default), bool if name == "sine_mix_rate" else float))
+            for name, default in MIXGRAPH_FLAGS.items()
+        },
     )
     if not 0 < w.percent < 100:  # db_bench's ValidateInt32Percent refuses 0 and 100
         raise ConfigError("--dbbench", [("--readwritepercent", f"{w.percent}: db_bench takes 1..99")])
@@ -206,9 +235,52 @@ def _benchmark(bench: str, w: _Flags, written: float, unsupported: list) -> tupl
                 (f"--benchmarks={bench}", "without --duration the phase's operations count the writer's too")
             )
         return p, w.reads * t
+    if bench == "mixgraph":
+        return _mixgraph(p, w, written, unsupported), w.reads * t
     if bench not in QUIET and bench not in ("waitforcompaction", "flush"):
         unsupported.append((f"--benchmarks={bench}", "no lsmsim phase for it; skipped"))
     return None
+
+
+def _mixgraph(p: dict, w: _Flags, written: float, unsupported: list) -> dict:
+    """db_bench's mixgraph as a phase (workloads/mixgraph.py): its keys, its Get/Put/Seek shares, the mean value
+    size of its Puts and the mean length of its Seeks, and its sine rate limit."""
+    g = w.graph
+    ratios = g["mix_get_ratio"], g["mix_put_ratio"], g["mix_seek_ratio"]
+    get, put, seek = mixgraph.query_shares(*ratios)
+    bands = mixgraph.query_bands(*ratios)
+    mix = {k: v * get for k, v in _found(written).items()}
+    mix["insert"] = put
+    keys = {"distribution": "mixgraph", "key_dist_a": g["key_dist_a"], "key_dist_b": g["key_dist_b"]}
+    ranges = [g[f"keyrange_dist_{x}"] for x in "abcd"]
+    if any(ranges):
+        if g["key_dist_a"] == 0 or g["key_dist_b"] == 0:
+            unsupported.append(("--keyrange_dist_*", "db_bench ignores the key ranges without --key_dist_a/b: uniform"))
+        keys.update(keyrange_dist=ranges, keyrange_num=max(1, int(g["keyrange_num"])))
+    p.update(keys=keys, mix=mix)
+    if put > 0:
+        p["value_size"] = round(
+            mixgraph.mean_value_size(
+                g["value_theta"], g["value_k"], g["value_sigma"], int(g["mix_max_value_size"]), w.num, bands[1]
+            )
+        )
+    if seek > 0:
+        nexts = round(
+            mixgraph.mean_scan_length(
+                g["iter_theta"], g["iter_k"], g["iter_sigma"], int(g["mix_max_scan_len"]), w.num, bands[2]
+            )
+        )
+        if nexts >= 1:
+            mix["long_scan"], p["scan_length"] = seek, nexts
+        else:
+            mix["short_scan"], p["short_scan_length"] = seek, 1
+    if g["sine_mix_rate"]:
+        p["sine_rate"] = {
+            **{x: g[f"sine_{x}"] for x in "abcd"},
+            "interval": g["sine_mix_rate_interval_milliseconds"] / 1000.0,
+            "noise": g["sine_mix_rate_noise"],
+        }
+    return p
 
 
 def _phases(f: dict[str, str], num: int, unsupported: list) -> list[dict]:
@@ -242,7 +314,7 @@ def _phases(f: dict[str, str], num: int, unsupported: list) -> list[dict]:
                     "--benchmarks",
                     "names no benchmark lsmsim runs (fillrandom, fillseq, overwrite, updaterandom, deleterandom, "
                     "readrandom, readmissing, seekrandom, readrandomwriterandom, readwhilewriting, "
-                    "seekrandomwhilewriting)",
+                    "seekrandomwhilewriting, mixgraph)",
                 )
             ],
         )
@@ -304,7 +376,8 @@ def dbbench_config(args: str) -> tuple[dict, list[tuple[str, str]]]:
                 cfg["policy"][name] = _convert(flag, f[flag], float if name == "size_ratio" else int)
     else:
         raise ConfigError("--dbbench", [("--compaction_style", f"{style}: lsmsim runs 0 (level) and 1 (universal)")])
-    known = set(OPTION_FLAGS) | set(LEVELED) | set(UNIVERSAL_FLAGS) | WORKLOAD_FLAGS | IGNORED
+    known = set(OPTION_FLAGS) | set(LEVELED) | set(UNIVERSAL_FLAGS) | WORKLOAD_FLAGS | IGNORED | set(MIXGRAPH_FLAGS)
+    known.add("mix_accesses")
     unsupported += [(f"--{name}", "not a flag lsmsim maps") for name in f if name not in known]
     return cfg, unsupported
 

@@ -15,9 +15,10 @@ import numpy as np
 
 
 @numba.njit(cache=True)
-def _apply(bits, keys, tombs) -> int:
-    """Set or clear each key's bit in write order; returns the change in live keys."""
-    d = 0
+def _apply(bits, keys, tombs):
+    """Set or clear each key's bit in write order; returns the keys that became live, the live keys overwritten
+    with a value and the live keys deleted."""
+    born, over, died = 0, 0, 0
     for i in range(keys.shape[0]):
         k = keys[i]
         w = k >> np.uint64(6)
@@ -26,11 +27,13 @@ def _apply(bits, keys, tombs) -> int:
         if tombs[i]:
             if live:
                 bits[w] &= ~m
-                d -= 1
-        elif not live:
+                died += 1
+        elif live:
+            over += 1
+        else:
             bits[w] |= m
-            d += 1
-    return d
+            born += 1
+    return born, over, died
 
 
 class LiveKeys:
@@ -40,13 +43,21 @@ class LiveKeys:
         self.bits = np.zeros((int(num) + 63) // 64, np.uint64)
         self.count = 0  # live sampled keys
         self.eps = int(entries_per_sample)
-        self.entry_bytes = float(entry_bytes)  # key + value bytes of one live key (the workload's fixed sizes)
+        self.entry_bytes = float(entry_bytes)  # mean key + value bytes of a live key
+        self._sized = 0.0  # live sampled keys x their entry bytes
 
-    def write(self, keys: np.ndarray, tombs: np.ndarray) -> None:
-        """A batch of sampled writes (`Samples.keys`, `Samples.tombs`) in write order."""
-        if keys.shape[0]:
-            self.count += int(_apply(self.bits, keys, tombs))
+    def write(self, keys: np.ndarray, tombs: np.ndarray, entry_bytes: float | None = None) -> None:
+        """A batch of sampled writes (`Samples.keys`, `Samples.tombs`) of `entry_bytes` each (default: the size
+        given at the start) in write order. With sizes that change between phases, an overwritten or deleted key
+        is taken to have the mean size of the live keys: exact while every write has one size."""
+        if not keys.shape[0]:
+            return
+        e = self.entry_bytes if entry_bytes is None else float(entry_bytes)
+        mean = self._sized / self.count if self.count else e
+        born, over, died = _apply(self.bits, keys, tombs)
+        self.count += born - died
+        self._sized = max(0.0, self._sized + born * e + over * (e - mean) - died * mean) if self.count else 0.0
 
     @property
     def bytes(self) -> float:
-        return self.count * self.eps * self.entry_bytes
+        return self._sized * self.eps

@@ -18,6 +18,7 @@ from .jobs import Job, compaction_work, flush_work, validate_compaction
 from .recorder import Recorder
 from .versions import ObsoleteFiles  # noqa: TC001 (documents the attribute)
 from .view import SimView
+from .wal import WalWriteback
 
 
 class IOBatch:
@@ -48,11 +49,13 @@ class Background:
         rec: Recorder,
         jobs: list[Job],
         io: IOBatch,
+        wal: WalWriteback,
     ):
         self.cfg, self.clock, self.tree, self.device = cfg, clock, tree, device
         self.policy, self.view, self.counters, self.rec = policy, view, counters, rec
         self.jobs = jobs
         self.io = io
+        self.wal = wal
         self.policy_idle = False  # the last pick round found no compaction
         self._job_id = 0
         self.obsolete: ObsoleteFiles = rec.obsolete  # removed files running jobs still hold
@@ -143,6 +146,12 @@ class Background:
             return
         # the job's last bytes reach the device before its files close; a full device ends the run here with the
         # job still listed as running (sim/limits.py's event row)
+        if job.memtable is not None and (
+            wal := self.wal.deleted(job.memtable.id, job.memtable.user_bytes, self.clock.now)
+        ):
+            self.counters.wal_device_bytes += wal  # the WAL pages the flusher wrote back
+            self.device.account(0.0, wal, 0.0, self.cfg.lsm.block_size)
+            self.io.pending.append((-job.memtable.id, wal, 0))
         self.io.flush()
         self.jobs.remove(job)
         for f in job.outputs:

@@ -20,6 +20,7 @@ class Counters:
     measured_time: float = 0.0
     user_bytes: float = 0.0  # key + value bytes the workload wrote
     wal_bytes: float = 0.0
+    wal_device_bytes: float = 0.0  # of them, the bytes that reached the drive (sim/wal.py)
     flush_bytes: float = 0.0
     compaction_read_bytes: float = 0.0
     compaction_write_bytes: float = 0.0

@@ -95,17 +95,15 @@ def group_flow(
     block_size: int,
     limit,
     wb: float,
-    wal: float,
     rank: int,
     machine,
     wal_sync: float = 0.0,
 ) -> Flow:
     """The sharing solver's flow of group `g` this step: CPU per operation of its mix, device time of its block
     reads, its cap (a target rate, an arrival rate with no backlog, the write controller's `limit` in bytes/s of
-    `wb`-byte writes). A write's WAL bytes are device time of the writer's flow (`wal`: seconds per write): the
-    writer waits for them, which RocksDB's unsynced WAL (WriteOptions::sync = false) does not, since
-    PosixWritableFile::Append returns once the bytes are in the page cache; see docs/design.md on why this stays.
-    `wal_sync`: seconds of the WAL sync a write waits for (lsm.wal_sync), a wait without CPU or device time."""
+    `wb`-byte writes). A write's WAL bytes are not the writer's device time: RocksDB appends them to the page cache
+    and the OS writes them back (sim/wal.py's flow). `wal_sync`: seconds of the WAL sync a write waits for
+    (lsm.wal_sync), a wait without CPU or device time."""
     g.wal_sync = wal_sync
     g.serial_cap = math.inf
     g.cpu_per_op = sum(s * costs.of(op).cpu for op, s in g.shares.items())
@@ -122,7 +120,7 @@ def group_flow(
         rank,
         g.threads,
         g.cpu_per_op,
-        dev.seconds(0.0, 0.0, reads) + wshare * wal,
+        dev.seconds(0.0, 0.0, reads),
         cap=cap,
         # a client group that also reads is not pinned: its reads would be
         reserved="writers" in machine.reserved_for and set(g.shares) == {"write"},

@@ -55,6 +55,7 @@ from .recorder import Recorder
 from .sharing import solve
 from .versions import ObsoleteFiles
 from .view import SimView
+from .wal import WalWriteback
 from .write_controller import WriteController
 
 
@@ -69,7 +70,7 @@ class Simulation:
         self.tree = Tree(w.key_size, lsm.entry_overhead, int(lsm.entries_per_sample), lsm.memtable_entry_overhead)
         self.policy = make_policy(cfg.policy, lsm)
         self.device = make_device(cfg.device)
-        self.cursor = PhaseCursor(resolve_phases(w))
+        self.cursor = PhaseCursor(resolve_phases(w), cfg.seed)
         self.counters = Counters()
         self.wc = WriteController(lsm, self.policy.write_control)
         self.groups: list[Group] = []
@@ -82,8 +83,9 @@ class Simulation:
         )
         self.view = SimView(self)
         self.io = IOBatch(self.device)
+        self.wal = WalWriteback(lsm, cfg.machine)  # which WAL bytes reach the drive, and when
         self.bg = Background(
-            cfg, self.env, self.tree, self.device, self.policy, self.view, self.counters, rec, jobs, self.io
+            cfg, self.env, self.tree, self.device, self.policy, self.view, self.counters, rec, jobs, self.io, self.wal
         )
         self.jobs = jobs  # the running flush and compaction jobs (Background starts and finishes them)
         self.progress = progress
@@ -169,12 +171,10 @@ class Simulation:
             self.progress.set_description(self.cursor.name)
 
     def _user_bytes_per_write(self) -> float:
-        w, p_del = self.cfg.workload, (self.writes.p_delete if self.phase else 0.0)
-        return w.key_size + w.value_size * (1 - p_del)
+        return self.cfg.workload.key_size + self.writes.value_size * (1 - self.writes.p_delete)
 
     def _memtable_bytes_per_write(self) -> float:
-        w, p_del = self.cfg.workload, self.writes.p_delete
-        return w.key_size + self.cfg.lsm.memtable_entry_overhead + w.value_size * (1 - p_del)
+        return self._user_bytes_per_write() + self.cfg.lsm.memtable_entry_overhead
 
     # ================================================================== events for op mode
     def wake(self) -> None:
@@ -249,11 +249,13 @@ class Simulation:
             helpers = self.policy.extra_query_threads()
             for g in groups:
                 g.threads = g.base_threads + (helpers if g.name == "queries" else 0)
-                flows.append(
-                    group_flow(g, costs, dev, lsm.block_size, limit, wb, wal, self.io_rank["foreground"], m, sync)
-                )
+                g.target = self.cursor.rate_cap(self.env.now) if g.name == "clients" else g.target
+                flows.append(group_flow(g, costs, dev, lsm.block_size, limit, wb, self.io_rank["foreground"], m, sync))
             # one write thread: concurrent writers do not add up, and with WAL syncs they pass a group per sync
             serialize_writes(groups, max(m.cpu.write_serial, group_commit(groups, sync, costs.of("write").cpu)))
+            # the OS writes WAL pages back as it writes a flush's: the same writeback, at the flushes' priority
+            if (writeback := self.wal.flow(wal, self.io_rank["flush"])) is not None:
+                flows.append(writeback)
 
         def evaluate(u: float) -> tuple[float, bool]:  # the flows when a synchronous read waits read_latency(u)
             for g, flow in zip(groups, flows[len(self.jobs) :]):
@@ -266,13 +268,13 @@ class Simulation:
             util, converged, _ = solve(flows, m.cores, m.context_switch_overhead, reserved_cores=m.reserved_cores)
             # bytes/s flushes, compactions and the WAL write: their programs delay reads on the drive
             self.write_bps = sum(f.rate * j.write_bytes for j, f in zip(self.jobs, flows))
-            if groups and lsm.wal:
-                self.write_bps += sum(
-                    f.rate * g.shares.get("write", 0.0) * wb for g, f in zip(groups, flows[len(self.jobs) :])
-                )
+            if writeback is not None:
+                self.write_bps += writeback.rate * wb
             return util, converged
 
+        writeback = flows[-1] if groups and flows[-1].name == "wal-writeback" else None
         self.util, converged = read_latency_fixed_point(evaluate, self.util)
+        self.wal.rate = sum(f.rate * g.shares.get("write", 0.0) for g, f in zip(groups, flows[len(self.jobs) :]))
         if not converged:  # the rates are the last round's; the summary counts such steps
             self.counters.unconverged_steps += 1
         self.read_latency = dev.read_latency(self.util, self.write_bps)
@@ -314,6 +316,8 @@ class Simulation:
                     d = g.backlog / (g.rate - g.target)
                     if d < t:
                         t, why = d, "backlog_empty"
+        if (d := self.cursor.next_rate_change(now) - now) < t:
+            t, why = d, "sine_rate"
         if p is not None and p.duration is not None and not self.waiting:
             d = self.cursor.start + p.duration - now
             if d < t:
@@ -423,7 +427,7 @@ class Simulation:
     def write_ops(self, n: int) -> None:
         """Insert n writes into the active memtable (fluid and op modes both end here)."""
         samples, value_bytes, fresh = self.writes.draw(n, self.seq, self.inserts)
-        self.live.write(samples.keys, samples.tombs)
+        self.live.write(samples.keys, samples.tombs, self.cfg.workload.key_size + self.writes.value_size)
         self.tree.write(n, value_bytes, samples, self.seq, self.env.now)
         self.seq += n
         self.inserts += fresh  # deletes and updates of existing keys insert no new key
@@ -431,8 +435,10 @@ class Simulation:
         self.counters.user_bytes += ub
         if self.cfg.lsm.wal:
             self.counters.wal_bytes += ub
-            self.device.account(0.0, ub, 0.0, self.cfg.lsm.block_size)
-            self.io.pending.append((-self.tree.memtable.id, ub, 0))
+            if (now := self.wal.appended(self.tree.memtable.id, ub, self.env.now)) > 0:
+                self.counters.wal_device_bytes += now
+                self.device.account(0.0, now, 0.0, self.cfg.lsm.block_size)
+                self.io.pending.append((-self.tree.memtable.id, now, 0))
 
     def _done(self) -> bool:
         return self.cursor.finished and (not self.cfg.sim.drain or self._background_idle())

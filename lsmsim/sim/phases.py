@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import math
+
 from ..config import PhaseConfig
 from ..tolerances import COUNT_EPS, TIME_EPS
+from ..workloads.mixgraph import sine_rate
 
 
 class PhaseCursor:
     """Steps through the resolved phases; `phase` is None before the first and after the last."""
 
-    def __init__(self, phases: list[PhaseConfig]):
+    def __init__(self, phases: list[PhaseConfig], seed: int = 0):
         self.phases = phases
+        self.seed = seed
         self.index = -1
         self.phase: PhaseConfig | None = None
         self.ops = 0.0  # operations done in the current phase
@@ -57,3 +61,17 @@ class PhaseCursor:
         elif p is not None and p.duration:
             frac += min(1.0, (now - self.start) / p.duration) / n
         return frac
+
+    def rate_cap(self, now: float) -> float:
+        """The closed-loop clients' operations per second allowed now (the phase's sine_rate; inf without)."""
+        r = self.phase.sine_rate if self.phase is not None else None
+        if r is None:
+            return math.inf
+        return sine_rate(now - self.start, r.a, r.b, r.c, r.d, r.interval, r.noise, (self.seed, self.index))
+
+    def next_rate_change(self, now: float) -> float:
+        """When the phase's sine_rate is next re-set (inf without one)."""
+        r = self.phase.sine_rate if self.phase is not None else None
+        if r is None:
+            return math.inf
+        return self.start + (math.floor((now - self.start) / r.interval + TIME_EPS) + 1) * r.interval

@@ -34,6 +34,8 @@ SUMMARY_DOC = {
     "flush_bytes": "bytes written by flushes (L0 files)",
     "compaction_read_bytes / compaction_write_bytes": "bytes compactions read and wrote",
     "wal_bytes": "bytes appended to the write-ahead log",
+    "wal_device_bytes": "of them, the bytes the drive wrote: all with lsm.wal_sync or lsm.wal_bytes_per_sync, else "
+    "those the OS wrote back before the WAL was deleted (sim/wal.py)",
     "write_amp": "(flush_bytes + compaction_write_bytes) / user_bytes",
     "write_amp_flush / write_amp_compaction": "the two parts of write_amp",
     "write_amp_rocksdb": "(flush_bytes + compaction_write_bytes) / flush_bytes: RocksDB's 'Sum' W-Amp",
@@ -161,6 +163,7 @@ def build_summary(
             "compaction_read_bytes": n.compaction_read_bytes,
             "compaction_write_bytes": n.compaction_write_bytes,
             "wal_bytes": n.wal_bytes,
+            "wal_device_bytes": n.wal_device_bytes,
             "write_amp": written / ub if ub else 0.0,
             "write_amp_flush": n.flush_bytes / ub if ub else 0.0,
             "write_amp_compaction": n.compaction_write_bytes / ub if ub else 0.0,

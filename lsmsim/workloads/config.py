@@ -12,10 +12,13 @@ from .suites import suite_hot_keys, suite_names
 
 
 class KeysConfig(Section):
-    distribution: Literal["uniform", "sequential", "zipfian", "latest", "prefix_zipf", "normal", "shuffled"] = Field(
+    distribution: Literal[
+        "uniform", "sequential", "zipfian", "latest", "prefix_zipf", "normal", "shuffled", "mixgraph"
+    ] = Field(
         "uniform",
         description="uniform: with replacement (db_bench); shuffled: each key once, random order; prefix_zipf: "
-        "zipfian key ranges, uniform within (Sarkar et al.'s PrefixZipf)",
+        "zipfian key ranges, uniform within (Sarkar et al.'s PrefixZipf); mixgraph: db_bench's mixgraph keys "
+        "(key_dist_a/b, keyrange_dist, keyrange_num; workloads/mixgraph.py)",
     )
     theta: float = Field(
         0.99,
@@ -27,6 +30,13 @@ class KeysConfig(Section):
     prefixes: int = Field(1024, ge=1, description="prefix_zipf: ranges of the key space (zipfian over them).")
     mean: float = Field(0.5, ge=0, le=1)
     stddev: float = Field(0.1, gt=0)
+    key_dist_a: float = Field(0.0, ge=0, description="mixgraph: a of the keys' power CDF a x^b (0: uniform keys).")
+    key_dist_b: float = Field(0.0, ge=0, lt=1, description="mixgraph: b of the keys' power CDF a x^b (0: uniform).")
+    keyrange_dist: tuple[float, float, float, float] = Field(
+        (0.0, 0.0, 0.0, 0.0),
+        description="mixgraph: a, b, c, d of the key ranges' hotness a e^(b x) + c e^(d x) (all 0: one range).",
+    )
+    keyrange_num: int = Field(1, ge=1, description="mixgraph: key ranges (db_bench --keyrange_num).")
     hot_keys: Count | None = Field(
         None,
         gt=0,
@@ -123,6 +133,19 @@ class QueriesConfig(Section):
         return self
 
 
+class SineRateConfig(Section):
+    """db_bench's --sine_mix_rate: the clients' shared rate limiters hold their operations to A sin(B t + C) + D per
+    second, t in seconds since the phase began, re-set every `interval` (no limit before the first re-set;
+    tools/db_bench_tool.cc Benchmark::MixGraph and SineRate; workloads/mixgraph.py sine_rate)."""
+
+    a: float = 1.0
+    b: float = 1.0
+    c: float = 0.0
+    d: float = 1.0
+    interval: Duration = Field(10.0, gt=0, description="db_bench --sine_mix_rate_interval_milliseconds / 1000.")
+    noise: float = Field(0.0, ge=0, le=1, description="db_bench --sine_mix_rate_noise: uniform noise of +-A/2 x it.")
+
+
 class PhaseConfig(Section):
     """One phase of a workload; it ends after `operations` or `duration`, whichever comes first."""
 
@@ -133,6 +156,12 @@ class PhaseConfig(Section):
     keys: KeysConfig = KeysConfig()
     writers: WritersConfig = WritersConfig()
     queries: QueriesConfig = QueriesConfig()
+    value_size: Bytes | None = Field(
+        None, ge=0, le=2**31, description="This phase's writes' value bytes (None: workload.value_size)."
+    )
+    sine_rate: SineRateConfig | None = Field(
+        None, description="A rate limit on the closed-loop clients' operations that follows a sine (fluid mode)."
+    )
     scan_length: int = Field(100, ge=1, description="K of Seek + K Next for long scans.")
     scan_selectivity: float | None = Field(
         None,
@@ -173,6 +202,8 @@ class PhaseConfig(Section):
             raise ValueError("'mix' needs at least one operation type with a positive fraction")
         if self.mix.reads() > 0 and self.queries.mode == "with_writers" and self.writers.mode == "rate":
             raise ValueError("reads with writers.mode 'rate' need queries.mode 'closed' or 'open'")
+        if self.sine_rate is not None and (self.writers.mode != "closed" or self.queries.mode != "with_writers"):
+            raise ValueError("sine_rate limits closed-loop clients: writers.mode closed, queries.mode with_writers")
         return self
 
 

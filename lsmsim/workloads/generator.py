@@ -74,6 +74,12 @@ def sampler_for(phase: PhaseConfig, num: int, seed: int = 0) -> KeySampler:
         "prefix_zipf": {"theta": k.theta, "prefixes": k.prefixes},
         "normal": {"mean": k.mean, "stddev": k.stddev},
         "shuffled": {"seed": seed},
+        "mixgraph": {
+            "key_dist_a": k.key_dist_a,
+            "key_dist_b": k.key_dist_b,
+            "keyrange_dist": k.keyrange_dist,
+            "keyrange_num": k.keyrange_num,
+        },
     }.get(k.distribution, {})
     hot = k.hot_keys
     if hot is None or hot == num:
@@ -91,7 +97,7 @@ class WriteStream:
         mix = phase.mix
         w = mix.writes()
         self.p_delete = mix.delete / w if w > 0 else 0.0
-        self.value_size = value_size
+        self.value_size = phase.value_size if phase.value_size is not None else value_size  # the phase's, if it has one
         self.eps = eps
         # separate streams for keys and for delete flags: each draws the same numbers however the
         # kernel splits the writes into steps (sample_interval must not change results)

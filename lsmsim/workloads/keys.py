@@ -17,6 +17,8 @@ Distributions and their sources:
 * ``latest``     -- YCSB ``SkewedLatestGenerator``: ``max_inserted - rank``.
 * ``normal``     -- keys ~ N(mean*num, (stddev*num)^2), floored and clipped.
 * ``shuffled``   -- every key once, in a fixed pseudo-random order.
+* ``mixgraph``   -- db_bench's mixgraph: power-law keys in two-term-exponential
+  key ranges (Cao et al., FAST'20; ``mixgraph.py``).
 
 The zipfian constants (zeta, Gray's eta) are in ``zipf.py``, the numba
 kernels in ``_kernels.py``. ``hotset.HotSetSampler`` restricts any sampler to
@@ -33,6 +35,7 @@ import math
 import numpy as np
 
 from ..tolerances import ROUND_EPS
+from . import mixgraph
 from ._kernels import feistel_at_kernel, feistel_kernel, fnv1a64_array, normal_kernel, zipf_kernel, zipf_ri_kernel
 from .zipf import ri_params, zeta, zipf_params
 
@@ -44,6 +47,7 @@ __all__ = [
     "LatestSampler",
     "NormalSampler",
     "ShuffledSampler",
+    "MixGraphSampler",
     "make_sampler",
     "SAMPLERS",
     "fnv1a64",
@@ -383,6 +387,49 @@ class ShuffledSampler(KeySampler):
         return _check_fraction(fraction)
 
 
+class MixGraphSampler(KeySampler):
+    """db_bench's mixgraph keys (workloads/mixgraph.py): the power model F(x) = key_dist_a x^key_dist_b over hashed
+    seeds, inside two-term-exponential key ranges when `keyrange_dist_*` are given; uniform when key_dist_a or
+    key_dist_b is 0, as in db_bench."""
+
+    name = "mixgraph"
+
+    def __init__(self, num, key_dist_a=0.0, key_dist_b=0.0, keyrange_dist=(0.0, 0.0, 0.0, 0.0), keyrange_num=1):
+        super().__init__(num)
+        self.a, self.b = float(key_dist_a), float(key_dist_b)
+        self.uniform = self.a == 0.0 or self.b == 0.0
+        self.starts = np.empty(0, np.uint64)
+        self.size, self.rand_max, shares = self.num, 1, np.ones(1)
+        if any(keyrange_dist) and not self.uniform:
+            units, self.rand_max, self.size = mixgraph.key_ranges(self.num, keyrange_num, *keyrange_dist)
+            self.starts = np.concatenate([[0], np.cumsum(units)[:-1]]).astype(np.uint64)
+            shares = units / self.rand_max
+        if not self.uniform:  # the hottest keys first: each range's curve in pieces, merged by their density
+            pieces = [mixgraph.power_pieces(self.num * s, self.size, self.a, self.b) for s in shares if s > 0]
+            live = shares[shares > 0]
+            dens = np.concatenate([s * dm / dk for s, (dk, dm) in zip(live, pieces)])
+            order = np.argsort(-dens, kind="stable")
+            self._keys = np.concatenate([[0.0], np.cumsum(np.concatenate([dk for dk, _ in pieces])[order])]) / self.num
+            mass = np.concatenate([s * dm for s, (_, dm) in zip(live, pieces)])[order]
+            self._mass = np.concatenate([[0.0], np.cumsum(mass)])
+
+    def draw(self, rng, n, cursor=0):
+        n, _ = _check_draw_args(n, cursor)
+        ini = rng.integers(0, self.num, size=n, dtype=np.uint64)  # GetRandomKey: rand % num
+        if self.uniform:
+            return ini
+        out = np.empty(n, np.uint64)
+        mixgraph.mixgraph_keys(ini, self.num, self.a, self.b, self.starts, self.size, self.rand_max, out)
+        return out
+
+    def hot_fraction(self, fraction):
+        f = _check_fraction(fraction)
+        return f if self.uniform else float(min(1.0, np.interp(f, self._keys, self._mass)))
+
+    def __repr__(self):
+        return f"MixGraphSampler(num={self.num}, a={self.a}, b={self.b}, ranges={max(1, self.starts.size)})"
+
+
 #: name -> (class, allowed keyword parameters)
 SAMPLERS: dict[str, tuple[type[KeySampler], tuple[str, ...]]] = {
     "uniform": (UniformSampler, ()),
@@ -392,6 +439,7 @@ SAMPLERS: dict[str, tuple[type[KeySampler], tuple[str, ...]]] = {
     "prefix_zipf": (PrefixZipfSampler, ("theta", "prefixes")),
     "normal": (NormalSampler, ("mean", "stddev")),
     "shuffled": (ShuffledSampler, ("seed",)),
+    "mixgraph": (MixGraphSampler, ("key_dist_a", "key_dist_b", "keyrange_dist", "keyrange_num")),
 }
 
 

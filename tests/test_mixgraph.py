@@ -1,0 +1,126 @@
+"""db_bench's mixgraph (workloads/mixgraph.py): its keys, sizes, shares and sine rate against their closed forms, an
+exact enumeration, and real db_bench."""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import lsmsim
+from lsmsim.formats.dbbench_args import dbbench_config
+from lsmsim.workloads import mixgraph
+from lsmsim.workloads.keys import make_sampler
+
+# Cao et al. FAST'20's fit, as RocksDB's wiki runs mixgraph with it
+POWER = {"key_dist_a": 0.002312, "key_dist_b": 0.3467}
+RANGES = {**POWER, "keyrange_dist": (14.18, -2.917, 0.0164, -0.08082), "keyrange_num": 30}
+
+
+def test_query_shares_round_each_type_up_to_thousandths():
+    assert mixgraph.query_shares(0.85, 0.14, 0.01) == pytest.approx((0.85, 0.14, 0.01))
+    assert mixgraph.query_shares(1, 1, 1) == pytest.approx((1 / 3, 1 / 3, 1 / 3))  # 334 each of 1002
+    assert mixgraph.query_shares(0.5, 0.3, 0.0) == pytest.approx((625 / 1000, 375 / 1000, 0.0))
+
+
+def test_mean_value_size_is_the_generalized_paretos_mean():
+    # theta = 100 keeps every size above the 10 B floor, and the tail past 1 KiB is below 1e-9: the mean is
+    # theta + sigma / (1 - k), plus 1/2 for db_bench's ceil
+    assert mixgraph.mean_value_size(100, 0.2615, 25.45, 1 << 20) == pytest.approx(100 + 25.45 / 0.7385 + 0.5, rel=2e-3)
+    # k = 0 is the exponential: theta - sigma ln u
+    assert mixgraph.mean_value_size(50, 0.0, 20, 1 << 20) == pytest.approx(50 + 20 + 0.5, rel=2e-3)
+    assert mixgraph.mean_value_size(0, 0.2615, 25.45, 16) < 16  # modulo the largest value
+
+
+@pytest.mark.parametrize("params", [POWER, RANGES], ids=["power", "key-ranges"])
+def test_hot_fraction_matches_the_exact_distribution(params):
+    """A mixgraph key is a function of one uniform integer of [0, num): enumerating all of them is the exact
+    distribution, which hot_fraction (the block cache's popularity curve) must follow."""
+    num = 200_000
+    s = make_sampler("mixgraph", num, **params)
+    ini = np.arange(num, dtype=np.uint64)
+    keys = np.empty_like(ini)
+    mixgraph.mixgraph_keys(ini, s.num, s.a, s.b, s.starts, s.size, s.rand_max, keys)
+    counts = np.sort(np.bincount(keys.astype(np.int64), minlength=num))[::-1]
+    for f in (1e-4, 1e-3, 1e-2, 0.05, 0.1, 0.3, 0.6):
+        assert s.hot_fraction(f) == pytest.approx(counts[: int(f * num)].sum() / num, abs=0.045), f
+    drawn = s.draw(np.random.default_rng(1), 10_000)
+    assert drawn.max() < num and np.array_equal(drawn, s.draw(np.random.default_rng(1), 10_000))
+
+
+def test_without_key_dist_the_keys_are_uniform_as_in_db_bench():
+    s = make_sampler("mixgraph", 1000, keyrange_dist=(14.18, -2.917, 0.0164, -0.08082), keyrange_num=30)
+    assert s.uniform and s.hot_fraction(0.3) == 0.3
+    assert np.array_equal(s.draw(np.random.default_rng(2), 50), np.random.default_rng(2).integers(0, 1000, 50))
+
+
+def test_sine_rate_is_set_at_each_interval():
+    assert mixgraph.sine_rate(0.99, 1000, 0.5, 0, 20000, 1.0) == math.inf  # before db_bench's first re-set
+    assert mixgraph.sine_rate(2.5, 1000, 0.5, 0, 20000, 1.0) == pytest.approx(1000 * math.sin(1.0) + 20000)
+    noisy = [mixgraph.sine_rate(3.0, 1000, 0.5, 0, 20000, 1.0, 0.5, (7, k)) for k in range(20)]
+    base = 1000 * math.sin(1.5) + 20000
+    assert all(abs(r - base) <= 250 for r in noisy) and len(set(noisy)) > 1
+
+
+LINE = (
+    "--benchmarks=mixgraph --num=200000 --reads=3000000 --mix_get_ratio=0.85 --mix_put_ratio=0.14 "
+    "--mix_seek_ratio=0.01 --sine_mix_rate --sine_a=1000 --sine_b=0.5 --sine_d=20000 "
+    "--sine_mix_rate_interval_milliseconds=1000 --compression_type=none"
+)
+
+
+def test_a_mixgraph_line_maps_to_its_phase():
+    cfg, unsupported = dbbench_config(LINE + " --key_dist_a=0.002312 --key_dist_b=0.3467")
+    (p,) = cfg["workload"]["phases"]
+    assert p["keys"] == {"distribution": "mixgraph", **POWER}
+    assert p["mix"]["insert"] == pytest.approx(0.14) and p["mix"]["get_empty"] == pytest.approx(0.85)
+    _, put, seek = mixgraph.query_bands(0.85, 0.14, 0.01)
+    assert p["value_size"] == round(mixgraph.mean_value_size(0, 0.2615, 25.45, 1024, 200_000, put))
+    assert p["scan_length"] == round(mixgraph.mean_scan_length(0, 2.517, 14.236, 10000, 200_000, seek))
+    assert p["sine_rate"] == {"a": 1000.0, "b": 0.5, "c": 0.0, "d": 20000.0, "interval": 1.0, "noise": 0.0}
+    assert p["operations"] == 3_000_000 and not [u for u in unsupported if u[0] != "--compression_type"]
+    _, unsupported = dbbench_config("--benchmarks=mixgraph --keyrange_dist_a=14.18 --keyrange_num=30")
+    assert any(u[0] == "--keyrange_dist_*" for u in unsupported)  # db_bench ignores them without key_dist
+
+
+def test_the_clients_follow_the_sine_rate():
+    cfg, _ = dbbench_config(LINE)
+    r = lsmsim.run(cfg)
+    ts = r.timeseries
+    ops = ts[[c for c in ts.columns if c.endswith("_ops_per_s")]].sum(axis=1)
+    for t in (2.0, 3.0):  # each sample covers the second before it: the rate set at t - 1
+        got = float(ops[np.isclose(ts["time"], t)].iloc[0])
+        assert got == pytest.approx(1000 * math.sin(0.5 * (t - 1)) + 20000, rel=1e-6)
+    assert float(ops[np.isclose(ts["time"], 1.0)].iloc[0]) > 50_000  # unlimited before the first re-set
+
+
+@pytest.mark.skipif(shutil.which("db_bench") is None, reason="db_bench (rocksdb-tools) not installed")
+def test_db_bench_mixgraph_draws_the_sizes_and_shares_lsmsim_models(tmp_path):
+    """db_bench reports its mixgraph's mean value size and counts by type: lsmsim's means and shares must sit within
+    the sampling spread of what it drew (4 standard errors)."""
+    n = 40_000
+    out = subprocess.run(
+        ["db_bench", f"--db={tmp_path / 'db'}", "--benchmarks=mixgraph", "--num=20000", f"--reads={n}"]
+        + ["--mix_get_ratio=0.3", "--mix_put_ratio=0.6", "--mix_seek_ratio=0.1", "--compression_type=none"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    m = re.search(r"Gets:(\d+) Puts:(\d+) Seek:(\d+).*avg size: ([\d.]+) value", out)
+    assert m, out[-2000:]
+    counts = np.array([int(m.group(i)) for i in (1, 2, 3)])
+    shares = np.array(mixgraph.query_shares(0.3, 0.6, 0.1))
+    assert np.all(np.abs(counts - n * shares) <= 4 * np.sqrt(n * shares * (1 - shares)))
+    # the Puts see u = rand / num of the rand whose residue mod 1000 is a Put's: their sizes' spread gives the error
+    lo, hi, r = mixgraph.query_bands(0.3, 0.6, 0.1)[1]
+    rand = np.arange(20_000)
+    u = rand[(rand % r >= lo) & (rand % r < hi)] / 20_000
+    sizes = pd.Series(np.ceil(25.45 * (u**-0.2615 - 1) / 0.2615)).clip(lower=10) % 1024
+    mean = mixgraph.mean_value_size(0, 0.2615, 25.45, 1024, 20_000, (lo, hi, r))
+    assert mean == pytest.approx(sizes.mean())
+    assert abs(float(m.group(4)) - mean) <= 4 * sizes.std() / math.sqrt(counts[1])
