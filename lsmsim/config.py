@@ -72,7 +72,12 @@ class CpuCostConfig(Section):
     )
     wal_append: Duration = Field(
         units.parse_duration("3.258us"),
-        description="More for a write with the WAL (its bytes are a sequential device write besides).",
+        description="More for a write with the WAL: its record and the write() that hands it to the OS page cache.",
+    )
+    wal_append_buffered: Duration | None = Field(
+        None,
+        description="The same with lsm.manual_wal_flush (records buffered, one write() per 1 MiB). None: "
+        "0.4 x wal_append (db_bench 7.8.3 fillrandom on the Xeon host, median of 14 interleaved rounds).",
     )
     flush_per_entry: Duration = Field(units.parse_duration("0.5437us"), description="A flush, per entry.")
     flush_per_byte: Duration = Field(units.parse_duration("0.001302us"), description="A flush, per byte written.")
@@ -315,6 +320,11 @@ class LsmConfig(Section):
         description="RocksDB's WriteOptions::sync (db_bench --sync): each write group's leader syncs the WAL after "
         "appending it (db/db_impl/db_impl_write.cc DBImpl::WriteToWAL: log.writer->file()->Sync), and the group's "
         "writers wait for it: device.sync_latency per group (sim/foreground.py group_commit).",
+    )
+    manual_wal_flush: bool = Field(
+        False,
+        description="RocksDB's DBOptions::manual_wal_flush: WAL records wait in a buffer instead of one write() "
+        "each (machine.cpu.wal_append_buffered for wal_append; lsm/costs.py wal_cpu).",
     )
     wal_bytes_per_sync: Bytes = Field(
         0,

@@ -110,6 +110,7 @@ def test_fit_writes_recovers_known_constants():
             }
         )
     runs.append({"kind": "fillseq", "per_write_s": 1.1e-6, "compactions": []})
+    runs += [{"kind": "manual-wal-flush", "per_write_s": x, "compactions": []} for x in (3.1e-6, 3.3e-6, 3.2e-6)]
     runs += [{"kind": "two-writers", "per_write_s": x, "compactions": []} for x in (4.6e-6, 5.0e-6, 4.8e-6)]
     w = fit_writes(runs)
     assert w["write_serial"] == pytest.approx(4.8e-6)
@@ -118,6 +119,7 @@ def test_fit_writes_recovers_known_constants():
     assert w["merge_per_block"] == pytest.approx(per_block, rel=1e-6)
     assert w["memtable_insert"] == pytest.approx(2.6e-6)
     assert w["wal_append"] == pytest.approx(4.1e-6 - 2.6e-6)
+    assert w["wal_append_buffered"] == pytest.approx(3.2e-6 - 2.6e-6)
     assert w["memtable_insert_sequential"] == pytest.approx(1.1e-6)
     assert w["flush_per_entry"] == pytest.approx(0.5e-6, rel=1e-6)
 
@@ -206,3 +208,12 @@ def test_fit_spread_is_the_lognormal_of_the_writes_p99_over_mean():
         [run, {**run, "wal": False, "write_micros": {"P99": 99.0, "SUM": 1.0, "COUNT": 1}}]
     ) == pytest.approx(s)
     assert fit_spread([{**run, "write_micros": {}}]) is None
+
+
+def test_dirty_writeback_reads_the_hosts_vm_settings(tmp_path):
+    from lsmsim.validation.calibrate import dirty_writeback
+
+    (tmp_path / "dirty_expire_centisecs").write_text("1500\n")
+    (tmp_path / "dirty_writeback_centisecs").write_text("250\n")
+    assert dirty_writeback(tmp_path) == {"dirty_expire": "15s", "dirty_writeback": "2.5s"}
+    assert dirty_writeback(tmp_path / "absent") == {}

@@ -54,3 +54,32 @@ def test_a_writer_does_not_wait_for_the_unsynced_wal():
     assert on["wal_device_bytes"] == 0.0
     synced = _run(wal_bytes_per_sync="1MiB")
     assert synced["throughput_ops_per_s"] < 0.97 * on["throughput_ops_per_s"]
+
+
+def test_manual_wal_flush_pays_the_buffered_records_cpu():
+    from lsmsim.config import CpuCostConfig, LsmConfig
+    from lsmsim.lsm.costs import BUFFERED_WAL_SHARE, wal_cpu
+
+    cpu = CpuCostConfig(wal_append=2e-6)
+    assert wal_cpu(cpu, LsmConfig()) == 2e-6
+    assert wal_cpu(cpu, LsmConfig(wal=False, manual_wal_flush=True)) == 0.0
+    assert wal_cpu(cpu, LsmConfig(manual_wal_flush=True)) == pytest.approx(BUFFERED_WAL_SHARE * 2e-6)
+    measured = CpuCostConfig(wal_append=2e-6, wal_append_buffered=0.5e-6)
+    assert wal_cpu(measured, LsmConfig(manual_wal_flush=True)) == 0.5e-6
+    # a CPU-bound fill runs faster by the CPU it saves
+    base = {"cpu": {"wal_append": 2e-6, "wal_append_buffered": 0.5e-6}}
+    plain = lsmsim.run(small_config(machine=base)).summary
+    buffered = lsmsim.run(small_config(machine=base, lsm={"manual_wal_flush": True})).summary
+    assert buffered["throughput_ops_per_s"] > 1.05 * plain["throughput_ops_per_s"]
+
+
+def test_db_bench_and_options_files_carry_the_wal_options():
+    from lsmsim.config import Config
+    from lsmsim.formats.dbbench_args import dbbench_config
+    from lsmsim.formats.options_file import from_config
+
+    cfg, unsupported = dbbench_config("--benchmarks=fillrandom --manual_wal_flush --wal_bytes_per_sync=1048576")
+    assert cfg["lsm"]["manual_wal_flush"] is True and cfg["lsm"]["wal_bytes_per_sync"] == 1048576
+    assert not [u for u in unsupported if "wal" in u[0]]
+    text = from_config(Config.model_validate(cfg))
+    assert "manual_wal_flush=true" in text and "wal_bytes_per_sync=1048576" in text

@@ -42,6 +42,8 @@ LSM = {
     (DB, "use_direct_reads"): "lsm.use_direct_reads",
     (DB, "use_direct_io_for_flush_and_compaction"): "lsm.use_direct_io_for_flush_and_compaction",
     (DB, "delayed_write_rate"): "lsm.delayed_write_rate",
+    (DB, "wal_bytes_per_sync"): "lsm.wal_bytes_per_sync",
+    (DB, "manual_wal_flush"): "lsm.manual_wal_flush",
     (CF, "write_buffer_size"): "lsm.write_buffer_size",
     (CF, "max_write_buffer_number"): "lsm.max_write_buffer_number",
     (CF, "level0_slowdown_writes_trigger"): "lsm.level0_slowdown_writes_trigger",

@@ -42,6 +42,10 @@ from .filters import rocksdb_bloom_fpr
 # varints, format_version >= 4 delta-encodes the offset) and the restart offset (4: index_block_restart_interval 1)
 # (RocksDB table/block_based/index_builder.cc ShortenedIndexBuilder::AddIndexEntry, table/block_based/block_builder.cc)
 INDEX_ENTRY_OVERHEAD = 12
+# manual_wal_flush's WAL CPU as a share of wal_append when no preset measured it: db_bench 7.8.3 fillrandom with and
+# without --manual_wal_flush and --disable_wal, interleaved, on this project's Xeon host: median of 14 rounds (0.35
+# with 64 MiB memtables, 0.40 with 512 MiB; the rounds ran 0.03-0.96 on a noisy VM)
+BUFFERED_WAL_SHARE = 0.4
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,17 @@ def page_cache_bytes(memory: float | None, lsm) -> float:
     if memory is None or lsm.use_direct_reads:
         return 0.0
     return max(0.0, float(memory) - lsm.block_cache_size - lsm.write_buffer_size * lsm.max_write_buffer_number)
+
+
+def wal_cpu(cpu, lsm) -> float:
+    """A write's WAL CPU: log::Writer::AddRecord and, unless lsm.manual_wal_flush, the write() that hands the record
+    to the OS (db/log_writer.cc: `if (!manual_flush_) dest_->Flush()`); with it the records wait in
+    WritableFileWriter's buffer (1 MiB) and the call is paid once per buffer: cpu.wal_append_buffered."""
+    if not lsm.wal:
+        return 0.0
+    if not lsm.manual_wal_flush:
+        return cpu.wal_append
+    return cpu.wal_append_buffered if cpu.wal_append_buffered is not None else BUFFERED_WAL_SHARE * cpu.wal_append
 
 
 def build_costs(
@@ -266,7 +281,7 @@ def build_costs(
         cpu.memtable_insert_sequential
         if sequential_writes
         else cpu.memtable_insert + cpu.memtable_search * active_levels
-    ) + (cpu.wal_append if lsm.wal else 0.0)
+    ) + wal_cpu(cpu, lsm)
     total_access = float(access.sum())
     h = float((access * hb).sum()) / total_access if total_access > 0 else 0.0
     h_either = float((access * either).sum()) / total_access if total_access > 0 else 0.0

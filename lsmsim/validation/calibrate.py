@@ -150,6 +150,11 @@ def measure_writes(num: int, repeat: int) -> list[dict]:
                 }
             )
             _say(f"fillrandom {n:,} x {value} B wal={wal}: {per * 1e6:.2f} us/write")
+        # the WAL's records buffered (manual_wal_flush): its CPU without a write() per record (wal_append_buffered)
+        r = run_db_bench(_write_args(num, "--manual_wal_flush=1"))
+        per, stall = _per_write(r, "fillrandom", num)
+        out.append({"kind": "manual-wal-flush", "per_write_s": per, "stall_s": stall, "compactions": []})
+        _say(f"fillrandom {num:,} manual_wal_flush: {per * 1e6:.2f} us/write")
         r = run_db_bench(_write_args(num, "--disable_wal=1", bench="fillseq"))
         per, stall = _per_write(r, "fillseq", num)
         out.append({"kind": "fillseq", "per_write_s": per, "stall_s": stall, "compactions": []})
@@ -199,6 +204,11 @@ def fit_writes(runs: list[dict]) -> dict:
         "memtable_insert": insert,
         "memtable_insert_sequential": median(lambda r: r["kind"] == "fillseq"),
         "wal_append": max(0.0, wal),
+        **(
+            {"wal_append_buffered": max(0.0, median(lambda r: r["kind"] == "manual-wal-flush") - insert)}
+            if any(r["kind"] == "manual-wal-flush" for r in runs)
+            else {}
+        ),
         "merge_per_entry": float(merge[0]),
         "merge_per_byte": float(merge[1]),
         "merge_per_block": float(merge[2]),
@@ -327,6 +337,18 @@ def fit_reads(measured: dict, features: dict) -> tuple[dict, dict]:
     return {k: float(v) for k, v in zip(READ_CONSTANTS, x)}, resid
 
 
+def dirty_writeback(vm: Path = Path("/proc/sys/vm")) -> dict:
+    """This host's page-cache writeback (machine.dirty_expire, machine.dirty_writeback: sim/wal.py) from Linux's
+    vm.dirty_expire_centisecs and vm.dirty_writeback_centisecs; empty where they cannot be read."""
+    out = {}
+    for key, name in (("dirty_expire", "dirty_expire_centisecs"), ("dirty_writeback", "dirty_writeback_centisecs")):
+        try:
+            out[key] = f"{int((vm / name).read_text().split()[0]) / 100:g}s"
+        except (OSError, ValueError, IndexError):
+            pass
+    return out
+
+
 def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
     """The preset (a dict) and its YAML text with a comment on where each figure comes from."""
     w = fit_writes(m.writes)
@@ -349,6 +371,7 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
         "cores": m.host["cores"],
         "memory": f"{m.host['memory'] / 2**30:.1f}GiB",
         "cpu": cpu,
+        **{k: m.host[k] for k in ("dirty_expire", "dirty_writeback") if k in m.host},
     }
     spread = fit_spread(m.writes)
     if spread is not None:
@@ -364,7 +387,8 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
         "# - memtable_insert: fillrandom without the WAL, 100-byte values: median of (seconds - stall.micros) / writes;"
         f" last repeat's us/write: {per_write}",
         "# - memtable_insert_sequential: the same for fillseq;"
-        " wal_append: fillrandom with the WAL, less memtable_insert",
+        " wal_append: fillrandom with the WAL, less memtable_insert;"
+        " wal_append_buffered: the same with --manual_wal_flush",
         "# - write_serial: fillrandom (with the WAL) from 2 threads: median seconds per write of all threads",
         "# - cpu_spread (when measured): the lognormal whose P99 / mean is DB::Write's in fillrandom with the WAL"
         " (rocksdb.db.write.micros), median of the repeats",
@@ -399,7 +423,8 @@ def measure(num: int = 1_000_000, repeat: int = 2) -> Measurements:
 
     if shutil.which("db_bench") is None:
         raise LsmsimError("db_bench not found: install Debian's rocksdb-tools (apt-get install rocksdb-tools)")
-    m = Measurements(host={**host_facts(), "date": datetime.date.today().isoformat()}, num=num, repeat=repeat)
+    host = {**host_facts(), **dirty_writeback(), "date": datetime.date.today().isoformat()}
+    m = Measurements(host=host, num=num, repeat=repeat)
     t0 = time.perf_counter()
     m.writes = measure_writes(num, repeat)
     m.reads = measure_reads(repeat)
