@@ -146,9 +146,7 @@ class Background:
             return
         # the job's last bytes reach the device before its files close; a full device ends the run here with the
         # job still listed as running (sim/limits.py's event row)
-        if job.memtable is not None and (
-            wal := self.wal.deleted(job.memtable.id, job.memtable.user_bytes, self.clock.now)
-        ):
+        if job.memtable is not None and (wal := self.wal.deleted(job.memtable.id, self.clock.now)):
             self.counters.wal_device_bytes += wal  # the WAL pages the flusher wrote back
             self.device.account(0.0, wal, 0.0, self.cfg.lsm.block_size)
             self.io.pending.append((-job.memtable.id, wal, 0))

@@ -83,7 +83,7 @@ class Simulation:
         )
         self.view = SimView(self)
         self.io = IOBatch(self.device)
-        self.wal = WalWriteback(lsm, cfg.machine)  # which WAL bytes reach the drive, and when
+        self.wal = WalWriteback(lsm, cfg.machine, w.key_size)  # which WAL bytes reach the drive, and when
         self.bg = Background(
             cfg, self.env, self.tree, self.device, self.policy, self.view, self.counters, rec, jobs, self.io, self.wal
         )
@@ -241,7 +241,6 @@ class Simulation:
         if groups:
             costs = self.costs()
             wb = self._user_bytes_per_write()
-            wal = dev.seconds(0.0, wb, 0.0) if lsm.wal else 0.0
             sync = dev.wal_sync_seconds() if lsm.wal and lsm.wal_sync else 0.0
             limit = self.wc.limit(self.tree)
             self.wc.write_delay = self.policy.write_control.delay(self.tree)
@@ -254,7 +253,7 @@ class Simulation:
             # one write thread: concurrent writers do not add up, and with WAL syncs they pass a group per sync
             serialize_writes(groups, max(m.cpu.write_serial, group_commit(groups, sync, costs.of("write").cpu)))
             # the OS writes WAL pages back as it writes a flush's: the same writeback, at the flushes' priority
-            if (writeback := self.wal.flow(wal, self.io_rank["flush"])) is not None:
+            if (writeback := self.wal.flow(dev, wb, self.io_rank["flush"])) is not None:
                 flows.append(writeback)
 
         def evaluate(u: float) -> tuple[float, bool]:  # the flows when a synchronous read waits read_latency(u)
@@ -269,7 +268,7 @@ class Simulation:
             # bytes/s flushes, compactions and the WAL write: their programs delay reads on the drive
             self.write_bps = sum(f.rate * j.write_bytes for j, f in zip(self.jobs, flows))
             if writeback is not None:
-                self.write_bps += writeback.rate * wb
+                self.write_bps += writeback.rate * self.wal.record_bytes(wb)
             return util, converged
 
         writeback = flows[-1] if groups and flows[-1].name == "wal-writeback" else None
@@ -434,8 +433,8 @@ class Simulation:
         ub = n * self.cfg.workload.key_size + value_bytes
         self.counters.user_bytes += ub
         if self.cfg.lsm.wal:
-            self.counters.wal_bytes += ub
-            if (now := self.wal.appended(self.tree.memtable.id, ub, self.env.now)) > 0:
+            self.counters.wal_bytes += (wal := self.wal.record_bytes(ub, n))
+            if (now := self.wal.appended(self.tree.memtable.id, wal, self.env.now)) > 0:
                 self.counters.wal_device_bytes += now
                 self.device.account(0.0, now, 0.0, self.cfg.lsm.block_size)
                 self.io.pending.append((-self.tree.memtable.id, now, 0))

@@ -4,10 +4,11 @@ what reaches the drive, and when:
 
 - WriteOptions::sync (`lsm.wal_sync`): each write group's leader fdatasyncs the WAL, every byte at once, and the
   group waits for it (device.sync_latency, sim/foreground.py group_commit).
-- DBOptions::wal_bytes_per_sync > 0 (`lsm.wal_bytes_per_sync`): every that many bytes the writer starts the pages'
-  writeback (file/writable_file_writer.cc WritableFileWriter::Flush -> RangeSync, sync_file_range with
-  SYNC_FILE_RANGE_WRITE, which does not wait for it): every byte, soon after it is appended.
-- Neither (RocksDB's and db_bench's default): Linux's flusher threads write an inode's dirty pages back once it has
+- DBOptions::wal_bytes_per_sync = B > 0 (`lsm.wal_bytes_per_sync`): the writer starts the writeback of the WAL's
+  pages B bytes at a time, up to 1 MiB behind its end (file/writable_file_writer.cc WritableFileWriter::Flush:
+  kBytesNotSyncRange; RangeSync is sync_file_range with SYNC_FILE_RANGE_WRITE, which does not wait): a WAL of W
+  bytes sends B floor((W - 1 MiB) / B) of them as they are appended; the rest is the OS's, as below.
+- Neither, and the bytes a range sync left: Linux's flusher threads write an inode's dirty pages back once it has
   been dirty for vm.dirty_expire_centisecs (30 s), looking every vm.dirty_writeback_centisecs (5 s)
   (fs/fs-writeback.c, wb_writeback's kupdate pass; `machine.dirty_expire`, `machine.dirty_writeback`). A WAL is
   deleted once its memtable's flush is installed (db/db_impl/db_impl_files.cc PurgeObsoleteFiles), and the pages
@@ -15,7 +16,8 @@ what reaches the drive, and when:
 
 Measured with db_bench 7.8.3 fillrandom 2M (64 MiB buffers, no compression) on this project's Xeon host, from
 /proc/diskstats around the run: 262 MB of WAL appended, 291 MB reached the disk against 284 MB of flushes and
-compactions; with --wal_bytes_per_sync=1048576, 606 MB against 346 MB. The dirty-memory thresholds
+compactions; with --wal_bytes_per_sync=1048576, 606 MB against 346 MB (tests/test_wal.py repeats this with 4 MiB
+memtables, where the last MiB of each 4 MB WAL is lost with it). The dirty-memory thresholds
 (vm.dirty_background_ratio, 10% of memory) are not modelled: they bind only when the unflushed memtables' WALs
 exceed a tenth of the memory.
 """
@@ -40,40 +42,68 @@ def written_back_share(first: float, last: float, deleted: float, expire: float,
     return min(1.0, (writebacks * cycle) / (last - first))
 
 
+def _varint_len(n: float) -> int:
+    """Bytes of n as a varint32 (util/coding.h)."""
+    return max(1, math.ceil(max(0, round(n)).bit_length() / 7))
+
+
+NOT_SYNCED = 1 << 20  # the WAL's last bytes a range sync leaves (kBytesNotSyncRange)
+
+
 class WalWriteback:
     """Which WAL bytes reach the drive (the device's writes and wear) and the device time they take: a flow of its
     own that no writer waits for, in the flushes' I/O class (the kernel's writeback writes a flush's buffered pages
     and the WAL's alike; RocksDB's IO priorities reach only its own rate limiter)."""
 
-    def __init__(self, lsm, machine):
+    def __init__(self, lsm, machine, key_size: int = 16):
         self.enabled = bool(lsm.wal)
-        # every byte goes to the drive while it is appended (a sync, or the writer's range syncs)
-        self.immediate = self.enabled and (bool(lsm.wal_sync) or lsm.wal_bytes_per_sync > 0)
+        self.key_size = int(key_size)
+        self.synced = self.enabled and bool(lsm.wal_sync)  # every write group's bytes, at once
+        self.per_sync = float(lsm.wal_bytes_per_sync) if self.enabled else 0.0
         self.expire, self.period = float(machine.dirty_expire), float(machine.dirty_writeback)
-        self.share = 1.0 if self.immediate else 0.0  # of the appended bytes the drive writes (the last WAL's)
+        # of the appended bytes, the share the drive writes (the last deleted WAL's; a first guess before one)
+        self.share = 1.0 if self.synced or self.per_sync > 0 else 0.0
         self.rate = 0.0  # writes/s the writers appended in the last step
-        self._times: dict[int, list[float]] = {}  # memtable id -> [first append, last append]
+        self._wals: dict[int, list[float]] = {}  # memtable id -> [first append, last append, bytes, bytes sent]
+
+    def record_bytes(self, user_bytes: float, writes: int = 1) -> float:
+        """The WAL's bytes for `writes` single-write batches of `user_bytes` keys and values in all: a WriteBatch's
+        12-byte header, each entry's tag and varint lengths (db/write_batch.cc), and log::Writer's 7-byte record
+        header (db/log_format.h kHeaderSize). 16-byte keys and 100-byte values take 138 bytes."""
+        if writes <= 0:
+            return 0.0
+        value = max(0.0, user_bytes / writes - self.key_size)
+        return user_bytes + writes * (12 + 1 + 7 + _varint_len(self.key_size) + _varint_len(value))
 
     def appended(self, memtable_id: int, nbytes: float, now: float) -> float:
         """A batch of WAL appends to memtable `memtable_id`'s log; returns the bytes that reach the drive now."""
-        t = self._times.setdefault(memtable_id, [now, now])
-        t[1] = now
-        if self.immediate:
+        w = self._wals.setdefault(memtable_id, [now, now, 0.0, 0.0])
+        w[1] = now
+        w[2] += nbytes
+        if self.synced:
+            w[3] = w[2]
             return nbytes
+        if self.per_sync > 0:
+            to = self.per_sync * math.floor(max(0.0, w[2] - NOT_SYNCED) / self.per_sync)
+            if to > w[3]:
+                sent, w[3] = to - w[3], to
+                return sent
         return 0.0
 
-    def deleted(self, memtable_id: int, wal_bytes: float, now: float) -> float:
-        """The WAL of memtable `memtable_id` (`wal_bytes` appended) is deleted; returns the bytes the flusher wrote
-        back before that (0 when they went to the drive as they were appended)."""
-        t = self._times.pop(memtable_id, None)
-        if self.immediate or t is None:
+    def deleted(self, memtable_id: int, now: float) -> float:
+        """Memtable `memtable_id`'s WAL is deleted; returns the bytes of it the OS wrote back before that that had
+        not gone to the drive as they were appended."""
+        w = self._wals.pop(memtable_id, None)
+        if w is None or w[2] <= 0:
             return 0.0
-        self.share = written_back_share(t[0], t[1], now, self.expire, self.period)
-        return self.share * wal_bytes
+        later = (w[2] - w[3]) * written_back_share(w[0], w[1], now, self.expire, self.period)
+        self.share = (w[3] + later) / w[2]
+        return later
 
-    def flow(self, seconds_per_write: float, rank: int) -> Flow | None:
+    def flow(self, dev, user_bytes_per_write: float, rank: int) -> Flow | None:
         """The writeback's flow this step: the device time of the share of the last step's appends that reaches the
         drive (the OS follows the writers, one step behind)."""
-        if not self.enabled or self.rate <= 0 or self.share <= 0 or seconds_per_write <= 0:
+        if not self.enabled or self.rate <= 0 or self.share <= 0:
             return None
-        return Flow("wal-writeback", rank, 1, 0.0, seconds_per_write, cap=self.rate * self.share)
+        seconds = dev.seconds(0.0, self.record_bytes(user_bytes_per_write), 0.0)
+        return Flow("wal-writeback", rank, 1, 0.0, seconds, cap=self.rate * self.share)
