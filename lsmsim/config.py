@@ -321,6 +321,12 @@ class LsmConfig(Section):
         "appending it (db/db_impl/db_impl_write.cc DBImpl::WriteToWAL: log.writer->file()->Sync), and the group's "
         "writers wait for it: device.sync_latency per group (sim/foreground.py group_commit).",
     )
+    write_low_pri: bool = Field(
+        False,
+        description="RocksDB's WriteOptions::low_pri: while compactions need speeding up (writes delayed, L0 at the "
+        "speed-up trigger, or pending bytes at a quarter of the soft limit, always when it is 0) writes pass "
+        "WriteController's low-priority limiter, 1 MiB/s (sim/write_controller.py). The design space's code sets it.",
+    )
     manual_wal_flush: bool = Field(
         False,
         description="RocksDB's DBOptions::manual_wal_flush: WAL records wait in a buffer instead of one write() "
@@ -344,8 +350,10 @@ class LsmConfig(Section):
     )
     level0_slowdown_writes_trigger: int = Field(20, ge=1)
     level0_stop_writes_trigger: int = Field(36, ge=1)
-    soft_pending_compaction_bytes_limit: Bytes = units.parse_size("64GiB")
-    hard_pending_compaction_bytes_limit: Bytes = units.parse_size("256GiB")
+    soft_pending_compaction_bytes_limit: Bytes = Field(
+        units.parse_size("64GiB"), description="0: the hard limit (RocksDB's SanitizeOptions); both 0: no limit."
+    )
+    hard_pending_compaction_bytes_limit: Bytes = Field(units.parse_size("256GiB"), description="0: no limit.")
     delayed_write_rate: Bandwidth = units.parse_bandwidth("16MiB/s")
     rate_limiter_bytes_per_sec: Bandwidth | None = Field(
         None,

@@ -147,3 +147,24 @@ def test_real_rocksdb_sends_the_wal_bytes_lsmsim_predicts_to_the_drive(tmp_path)
         measured = (device - s["rocksdb.flush.write.bytes"] - s["rocksdb.compact.write.bytes"]) / wal
         sim = lsmsim.run(dbbench_config(line + extra)[0]).summary
         assert measured == pytest.approx(sim["wal_device_bytes"] / sim["wal_bytes"], abs=0.2), name
+
+
+def test_low_priority_writes_pass_the_1_mib_limiter_while_compactions_need_speeding_up():
+    """WriteOptions::low_pri (the design space's code): with a soft pending limit of 0 compactions always 'need
+    speeding up', so the writes run at 1 MiB/s of batches: 1 MiB / (12 + 1 + 1 + 16 + 1 + 100) B per write."""
+    from types import SimpleNamespace
+
+    from lsmsim.sim.write_controller import WriteController
+
+    base = {"soft_pending_compaction_bytes_limit": 0, "hard_pending_compaction_bytes_limit": 0}
+    s = lsmsim.run(small_config(lsm={**base, "write_low_pri": True})).summary
+    assert s["throughput_ops_per_s"] == pytest.approx(2**20 / 131, rel=1e-6)
+    assert s["stall_stop_s"] == 0 and s["stall_slowdown_s"] == 0  # 0: no pending-bytes stall (SanitizeOptions)
+    fast = lsmsim.run(small_config(lsm=base)).summary
+    assert fast["throughput_ops_per_s"] > 3 * s["throughput_ops_per_s"]
+    # the L0 speed-up trigger: 1/4 of the way from the compaction trigger to the slowdown, at most twice the trigger
+    control = SimpleNamespace(compaction_trigger=4, stall_count=lambda tree: 0, pending_bytes=lambda tree: 0.0)
+    lsm = lsmsim.config.LsmConfig()
+    assert WriteController(lsm, control).speedup_trigger == 8
+    control.compaction_trigger = 1
+    assert WriteController(lsm, control).speedup_trigger == 2

@@ -242,7 +242,7 @@ class Simulation:
             costs = self.costs()
             wb = self._user_bytes_per_write()
             sync = dev.wal_sync_seconds() if lsm.wal and lsm.wal_sync else 0.0
-            limit = self.wc.limit(self.tree)
+            limit = self.wc.limit(self.tree, wb / (self.wal.record_bytes(wb) - 7))  # of a batch: the user's bytes
             self.wc.write_delay = self.policy.write_control.delay(self.tree)
             # idle MLC threads serve queries (EcoTune §4.2), closed-loop clients and open-loop servers alike
             helpers = self.policy.extra_query_threads()

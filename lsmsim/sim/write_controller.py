@@ -12,6 +12,7 @@ from ..lsm.tree import Tree
 from ..policies.write_control import WriteControl
 
 MIN_DELAYED_RATE = 16 * 1024.0  # bytes/s: WriteController never delays below this
+LOW_PRI_RATE = 1024 * 1024.0  # bytes/s of batches: WriteController's low_pri_rate_limiter (db/write_controller.h)
 
 
 class WriteController:
@@ -23,6 +24,13 @@ class WriteController:
         # RocksDB's SanitizeOptions: slowdown >= the compaction trigger, stop >= slowdown
         self.slowdown_trigger = max(lsm.level0_slowdown_writes_trigger, control.compaction_trigger)
         self.stop_trigger = max(lsm.level0_stop_writes_trigger, self.slowdown_trigger)
+        # 0 turns a pending-bytes limit off; a soft limit of 0 takes the hard one (SanitizeOptions)
+        self.hard_pending = lsm.hard_pending_compaction_bytes_limit or float("inf")
+        self.soft_pending = lsm.soft_pending_compaction_bytes_limit or lsm.hard_pending_compaction_bytes_limit
+        # L0 runs at which RocksDB speeds compactions up: 1/4 of the way from the trigger to the slowdown, at most
+        # twice the trigger (column_family.cc GetL0ThresholdSpeedupCompaction)
+        t = control.compaction_trigger
+        self.speedup_trigger = min(2 * t, t + (self.slowdown_trigger - t) // 4)
         self.delayed_rate = lsm.delayed_write_rate  # the current delayed write rate
         self.state = "none"
         self.write_delay = 0.0  # the policy's delay per write now (ARCE's k while runs > c)
@@ -59,7 +67,7 @@ class WriteController:
             return self._because("stop", f"memtables: {mwbn} full (max_write_buffer_number)")
         if trig >= self.stop_trigger:
             return self._because("stop", f"{trig} L0 runs >= level0_stop_writes_trigger {self.stop_trigger}")
-        if pending >= lsm.hard_pending_compaction_bytes_limit:
+        if pending >= self.hard_pending:
             return self._because("stop", f"pending compaction {pending:.3g} B >= hard_pending_compaction_bytes_limit")
         if self.control.rate_limit(tree) == 0:  # the policy holds writes (the design space's Full): a stop
             return self._because("stop", "the policy holds writes")
@@ -70,7 +78,7 @@ class WriteController:
             return self._because(
                 "slowdown", f"{trig} L0 runs >= level0_slowdown_writes_trigger {self.slowdown_trigger}"
             )
-        if pending >= lsm.soft_pending_compaction_bytes_limit:
+        if 0 < self.soft_pending <= pending:
             return self._because(
                 "slowdown", f"pending compaction {pending:.3g} B >= soft_pending_compaction_bytes_limit"
             )
@@ -108,13 +116,25 @@ class WriteController:
         self._stopped = self.state == "stop"
         self._prev_pending = pending
 
-    def limit(self, tree: Tree) -> float | None:
+    def needs_speedup(self, tree: Tree) -> bool:
+        """RocksDB's WriteController::NeedSpeedupCompaction: writes stopped or delayed, or a compaction pressure
+        token (L0 runs at the speed-up trigger, or pending bytes at a quarter of the soft limit: always when that
+        limit is 0; column_family.cc RecalculateWriteStallConditions)."""
+        if self.state != "none" or self.control.stall_count(tree) >= self.speedup_trigger:
+            return True
+        return self.pending_bytes(tree) >= self.soft_pending / 4
+
+    def limit(self, tree: Tree, user_share: float = 1.0) -> float | None:
         """Bytes/s writes may run at: 0 when stopped, delayed_write_rate when slowed (RocksDB's
-        WriteController), or the policy's own limit; None for no limit."""
+        WriteController), the policy's own limit, or with lsm.write_low_pri the low-priority limiter's 1 MiB/s of
+        batches while compactions need speeding up (db_impl_write.cc ThrottleLowPriWritesIfNeeded), of which
+        `user_share` are the user's bytes; None for no limit."""
         own = self.control.rate_limit(tree)
         limits = [own] if own is not None else []
         if self.state == "stop":
             limits.append(0.0)
         elif self.state == "slowdown":
             limits.append(self.delayed_rate)
+        if self.lsm.write_low_pri and self.needs_speedup(tree):
+            limits.append(LOW_PRI_RATE * user_share)
         return min(limits) if limits else None
