@@ -48,7 +48,8 @@ class Group:
     reads: dict[str, float] = field(default_factory=dict)  # mean synchronous reads per op type
     cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds per op type on a core of its own
     cpu_wait: dict[str, float] = field(default_factory=dict)  # mean wait for a core per op (processor sharing)
-    write_wait: float = 0.0  # mean wait of a write under the write controller's delayed rate (REFILL_S sleeps)
+    write_wait: float = 0.0  # mean wait of a write under the write controller's delayed rate (refill sleeps)
+    refill: float = REFILL_S  # seconds between that limit's credits: a write that finds none sleeps that long
     wal_sync: float = 0.0  # seconds a write waits for its write group's WAL sync (lsm.wal_sync)
     serial_cap: float = math.inf  # ops/s the write thread allows the group (serialize_writes)
     commit_wait: float = 0.0  # mean wait of a write for the groups ahead of it in the write thread
@@ -164,14 +165,14 @@ def group_commit(groups: list[Group], sync_s: float, write_cpu: float) -> float:
     return (write_cpu + sync_s) / max(1.0, n / 2.0) if sync_s > 0 and n >= 2 else 0.0
 
 
-def op_latencies(g: Group, costs: CostTable, read_latency: float, write_delay: float, write_limited: bool) -> None:
+def op_latencies(g: Group, costs: CostTable, read_latency: float, write_delay: float, write_limited: float) -> None:
     """Latency per operation type for one of the group's threads at the solved rates.
 
     `per_op[op]` is the part without synchronous reads: CPU time, slowed when the thread holds
     less than its duty cycle of a core, plus any wait the step imposes: a write stall's delay
     goes to writes only; device queueing stretches every operation. `reads[op]` is the mean
     number of synchronous block reads, each taking `read_latency` (see `latency_points`).
-    `write_limited`: a write limit is in force this step."""
+    `write_limited`: a write limit is in force this step, its credits refilled every that many seconds (0: none)."""
     f = g.flow
     assert f is not None, "op_latencies runs after the solver gave the group its flow"
     g.rate = f.rate
@@ -200,6 +201,7 @@ def op_latencies(g: Group, costs: CostTable, read_latency: float, write_delay: f
         g.per_op["write"] += g.commit_wait
     elif capped and write_limited:
         g.write_wait = extra / wshare  # the write controller delays writes only
+        g.refill = write_limited
         g.per_op["write"] += g.write_wait
     elif mean <= WAIT_EPS:  # ops that cost nothing alone (machine.cpu all 0): the wait is all their latency
         for op in g.per_op:
@@ -219,9 +221,10 @@ def latency_points(g: Group, op: str, read_latency: float) -> list[tuple[float, 
     """The latency distribution of one op type as (latency, probability) points: a random
     number K of synchronous block reads with mean r, K = floor(r) or floor(r) + 1. Writes under the
     write controller's delayed rate spend their mean wait w as RocksDB does: most pass on credits, a
-    share w / S sleeps S = max(REFILL_S, w) (the P99.9 write latency of a slowed-down store is ~1 ms)."""
+    share w / S sleeps S = max(refill, w) (the P99.9 write latency of a slowed-down store is ~1 ms; of low-priority
+    writes under their 1 MiB/s limiter ~100 ms)."""
     if op == "write" and g.write_wait > 0:
-        sleep = max(REFILL_S, g.write_wait)
+        sleep = max(g.refill, g.write_wait)
         p = g.write_wait / sleep
         base = g.per_op[op] - g.write_wait
         return [(base, 1.0 - p), (base + sleep, p)] if p < 1.0 else [(base + sleep, 1.0)]

@@ -282,7 +282,7 @@ class Simulation:
         if groups:
             costs = self.costs()
             for g in groups:
-                op_latencies(g, costs, self.read_latency, self.wc.write_delay, limit is not None)
+                op_latencies(g, costs, self.read_latency, self.wc.write_delay, self.wc.refill)
 
     # ================================================================== fluid loop
     def _horizon(self) -> tuple[float, str]:  # noqa: C901 (one candidate per kind of next event; a flat list reads best)

@@ -13,6 +13,9 @@ from ..policies.write_control import WriteControl
 
 MIN_DELAYED_RATE = 16 * 1024.0  # bytes/s: WriteController never delays below this
 LOW_PRI_RATE = 1024 * 1024.0  # bytes/s of batches: WriteController's low_pri_rate_limiter (db/write_controller.h)
+# how often the credits a limited write waits for come: the delayed write rate's every millisecond
+# (write_controller.cc GetDelay), the low-priority limiter's every 100 ms (NewGenericRateLimiter's refill_period_us)
+DELAY_REFILL, LOW_PRI_REFILL = 1e-3, 0.1
 
 
 class WriteController:
@@ -38,6 +41,7 @@ class WriteController:
         self._pending_cache = (-1, 0.0)
         self.cause = ""  # why the state is what it is (RocksDB's WriteStallCause, in words)
         self.first: dict[str, tuple[float, str]] = {}  # "slowdown" / "stop" -> (when it first began, why)
+        self.refill = 0.0  # seconds between the credits of the limit that binds now (0: none binds)
 
     def pending_bytes(self, tree: Tree) -> float:
         """The policy's estimate of the compaction debt, once per tree version."""
@@ -128,13 +132,20 @@ class WriteController:
         """Bytes/s writes may run at: 0 when stopped, delayed_write_rate when slowed (RocksDB's
         WriteController), the policy's own limit, or with lsm.write_low_pri the low-priority limiter's 1 MiB/s of
         batches while compactions need speeding up (db_impl_write.cc ThrottleLowPriWritesIfNeeded), of which
-        `user_share` are the user's bytes; None for no limit."""
+        `user_share` are the user's bytes; None for no limit. `refill` tells how often the binding limit's credits
+        come."""
         own = self.control.rate_limit(tree)
         limits = [own] if own is not None else []
         if self.state == "stop":
             limits.append(0.0)
         elif self.state == "slowdown":
             limits.append(self.delayed_rate)
+        self.refill = DELAY_REFILL
         if self.lsm.write_low_pri and self.needs_speedup(tree):
-            limits.append(LOW_PRI_RATE * user_share)
+            low = LOW_PRI_RATE * user_share
+            if not limits or low < min(limits):
+                self.refill = LOW_PRI_REFILL
+            limits.append(low)
+        if not limits:
+            self.refill = 0.0
         return min(limits) if limits else None

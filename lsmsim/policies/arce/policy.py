@@ -210,8 +210,8 @@ class Arce(Policy):
             + cpu.index_search
             + cpu.block_decode
         )
-        per_update = costs.write.cpu + (view.device_seconds(0.0, w.key_size + w.value_size, 0.0) if lsm.wal else 0.0)
-        I_w = o.I_w or per_update * B / self._entry_bytes(view)
+        # an update's CPU: its WAL bytes go to the page cache, not the writer's device time (sim/wal.py)
+        I_w = o.I_w or costs.write.cpu * B / self._entry_bytes(view)
         if o.compaction_block_time is not None:
             rw = o.compaction_block_time
         elif o.I_r is not None and o.I_w is not None:
