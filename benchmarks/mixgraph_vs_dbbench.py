@@ -106,7 +106,8 @@ def main() -> int:
     row("mixgraph mean Seek length", [r["scan"] for r in runs], sim["scan"])
     if args.record:
         path = ROOT / "benchmarks" / "validation" / "hosts" / f"{host_preset_name()}-mixgraph.json"
-        path.write_text(json.dumps({"host": host, "line": LINE, "db_bench": runs, "lsmsim": sim}, indent=1) + "\n")
+        record = {"host": host, "preset": host_preset_name(), "line": LINE, "db_bench": runs, "lsmsim": sim}
+        path.write_text(json.dumps(record, indent=1) + "\n")
         print(f"\nrecorded: {path.relative_to(ROOT)}")
     return 0
 
