@@ -202,3 +202,12 @@ def feistel_at_kernel(positions, num, half_bits, key0, key1, out):
     """P at arbitrary positions (modulo num): the keys that insert numbers got (deletes of existing keys)."""
     for i in range(positions.size):
         out[i] = _feistel_one(np.uint64(positions[i] % num), num, half_bits, key0, key1)
+
+
+@numba.njit(cache=True)
+def splitmix(x):
+    """SplitMix64 finaliser (Steele et al., OOPSLA'14) of one 64-bit value."""
+    z = x + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))

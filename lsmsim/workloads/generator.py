@@ -13,17 +13,9 @@ import numpy as np
 
 from ..config import PhaseConfig
 from ..lsm.sstable import Samples
+from ._kernels import splitmix as _splitmix
 from .hotset import HotSetSampler
 from .keys import KeySampler, make_sampler
-
-
-@numba.njit(cache=True)
-def _splitmix(x):
-    """SplitMix64 finaliser (Steele et al., OOPSLA'14) of one 64-bit value."""
-    z = x + np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 @numba.njit(cache=True)

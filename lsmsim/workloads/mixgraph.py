@@ -25,16 +25,10 @@ import math
 import numba
 import numpy as np
 
+from ._kernels import splitmix
+
 MAX_VALUE = 1 << 20  # MixGraph's value buffer (default_value_max)
 _GRID = 1 << 20  # midpoints of u for the means below
-
-
-@numba.njit(cache=True)
-def _splitmix64(x):
-    z = x + np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 @numba.njit(cache=True)
@@ -51,7 +45,7 @@ def mixgraph_keys(ini, num, a, b, starts, size, rand_max, out):
     for i in range(ini.shape[0]):
         r = ini[i]
         if starts.shape[0] == 0:
-            out[i] = _splitmix64(_seed(r / num, a, b)) % np.uint64(num)
+            out[i] = splitmix(_seed(r / num, a, b)) % np.uint64(num)
             continue
         pos = r % np.uint64(rand_max)
         lo, hi = 0, starts.shape[0]  # the last range whose start <= pos
@@ -62,7 +56,7 @@ def mixgraph_keys(ini, num, a, b, starts, size, rand_max, out):
             else:
                 lo = mid
         u = (r % np.uint64(size)) / size
-        out[i] = np.uint64(size) * np.uint64(lo) + _splitmix64(_seed(u, a, b)) % np.uint64(size)
+        out[i] = np.uint64(size) * np.uint64(lo) + splitmix(_seed(u, a, b)) % np.uint64(size)
 
 
 def key_ranges(num: int, keyrange_num: int, a: float, b: float, c: float, d: float) -> tuple[np.ndarray, int, int]:
