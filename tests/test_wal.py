@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import lsmsim
@@ -122,8 +123,11 @@ def _device_sectors_written(path) -> int | None:
 def test_real_rocksdb_sends_the_wal_bytes_lsmsim_predicts_to_the_drive(tmp_path):
     """sim/wal.py against this host's disk: the share of the WAL the drive wrote (/proc/diskstats, less the flushes'
     and compactions' bytes) is lsmsim's for the same db_bench line, without range syncs (about none: every WAL is
-    deleted within seconds) and with them (all but each WAL's last MiB), 0 and 0.63 here. A byte count, not a time;
-    other writers on the drive are subtracted at the rate they wrote in the second before."""
+    deleted within seconds) and with them (all but each WAL's last MiB): 0 and 0.53 here, measured 0.03 and 0.58 on
+    this project's Xeon host. A byte count, not a time. The page cache is synced first (earlier tests' dirty pages),
+    other writers are subtracted at the rate they wrote in the second before, and each share is the median of three
+    runs. (A loop device of the test's own does not serve: its range syncs reach it only in part.)"""
+    import os
     import time
 
     from lsmsim.formats.dbbench_args import dbbench_config
@@ -134,37 +138,19 @@ def test_real_rocksdb_sends_the_wal_bytes_lsmsim_predicts_to_the_drive(tmp_path)
     line = "--benchmarks=fillrandom --num=400000 --value_size=100 --key_size=16 --compression_type=none "
     line += "--write_buffer_size=4194304"
     for name, extra in (("default", ""), ("range-syncs", " --wal_bytes_per_sync=1048576")):
-        quiet = _device_sectors_written(tmp_path)
-        time.sleep(1.0)  # what the rest of the machine writes meanwhile, subtracted below
-        before = _device_sectors_written(tmp_path)
-        t0 = time.perf_counter()
-        r = run_db_bench([*(line + extra).split(), "--statistics=1"], db=tmp_path / name)
-        time.sleep(1.0)  # the last range sync's writes complete
-        others = (before - quiet) * 512 * (time.perf_counter() - t0)
-        device = (_device_sectors_written(tmp_path) - before) * 512 - others
-        s = r.statistics
-        wal = s["rocksdb.wal.bytes"] + 7 * 400_000  # the file: batches and log::Writer's record headers
-        measured = (device - s["rocksdb.flush.write.bytes"] - s["rocksdb.compact.write.bytes"]) / wal
+        shares = []
+        for i in range(3):
+            os.sync()
+            quiet = _device_sectors_written(tmp_path)
+            time.sleep(1.0)
+            before = _device_sectors_written(tmp_path)
+            t0 = time.perf_counter()
+            r = run_db_bench([*(line + extra).split(), "--statistics=1"], db=tmp_path / f"{name}-{i}")
+            time.sleep(1.0)  # the last range sync's writes complete
+            others = (before - quiet) * 512 * (time.perf_counter() - t0)
+            device = (_device_sectors_written(tmp_path) - before) * 512 - others
+            s = r.statistics
+            wal = s["rocksdb.wal.bytes"] + 7 * 400_000  # the file: batches and log::Writer's record headers
+            shares.append((device - s["rocksdb.flush.write.bytes"] - s["rocksdb.compact.write.bytes"]) / wal)
         sim = lsmsim.run(dbbench_config(line + extra)[0]).summary
-        assert measured == pytest.approx(sim["wal_device_bytes"] / sim["wal_bytes"], abs=0.2), name
-
-
-def test_low_priority_writes_pass_the_1_mib_limiter_while_compactions_need_speeding_up():
-    """WriteOptions::low_pri (the design space's code): with a soft pending limit of 0 compactions always 'need
-    speeding up', so the writes run at 1 MiB/s of batches: 1 MiB / (12 + 1 + 1 + 16 + 1 + 100) B per write."""
-    from types import SimpleNamespace
-
-    from lsmsim.sim.write_controller import WriteController
-
-    base = {"soft_pending_compaction_bytes_limit": 0, "hard_pending_compaction_bytes_limit": 0}
-    s = lsmsim.run(small_config(lsm={**base, "write_low_pri": True})).summary
-    assert s["throughput_ops_per_s"] == pytest.approx(2**20 / 131, rel=1e-6)
-    assert s["stall_stop_s"] == 0 and s["stall_slowdown_s"] == 0  # 0: no pending-bytes stall (SanitizeOptions)
-    fast = lsmsim.run(small_config(lsm=base)).summary
-    assert fast["throughput_ops_per_s"] > 3 * s["throughput_ops_per_s"]
-    # the L0 speed-up trigger: 1/4 of the way from the compaction trigger to the slowdown, at most twice the trigger
-    control = SimpleNamespace(compaction_trigger=4, stall_count=lambda tree: 0, pending_bytes=lambda tree: 0.0)
-    lsm = lsmsim.config.LsmConfig()
-    assert WriteController(lsm, control).speedup_trigger == 8
-    control.compaction_trigger = 1
-    assert WriteController(lsm, control).speedup_trigger == 2
+        assert float(np.median(shares)) == pytest.approx(sim["wal_device_bytes"] / sim["wal_bytes"], abs=0.2), shares

@@ -13,6 +13,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ..errors import ConfigError
+
 
 @numba.njit(cache=True)
 def _apply(bits, keys, tombs):
@@ -40,7 +42,19 @@ class LiveKeys:
     """Which sampled keys of [0, num) hold a value now (num / 8 bytes), and the logical bytes they stand for."""
 
     def __init__(self, num: int, entries_per_sample: int, entry_bytes: float):
-        self.bits = np.zeros((int(num) + 63) // 64, np.uint64)
+        try:
+            self.bits = np.zeros((int(num) + 63) // 64, np.uint64)
+        except MemoryError:  # one bit per key of the key space (issue 38 would make it follow the keys written)
+            raise ConfigError(
+                "config",
+                [
+                    (
+                        "workload.num",
+                        f"{num:,} keys need a {num / 8 / 2**30:,.1f} GiB bitmap of live keys: more than "
+                        "this machine can allocate",
+                    )
+                ],
+            ) from None
         self.count = 0  # live sampled keys
         self.eps = int(entries_per_sample)
         self.entry_bytes = float(entry_bytes)  # mean key + value bytes of a live key
