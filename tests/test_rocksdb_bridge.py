@@ -364,3 +364,40 @@ def test_synced_writes_sync_the_wal(tmp_path, sync):
         fill(d, 20)
         st = d.statistics()
     assert st.get("rocksdb.wal.synced", 0) == (20 if sync else 0)
+
+
+def test_low_priority_writes_pass_rocksdbs_1_mib_limiter(tmp_path):
+    """Options.low_pri is WriteOptions::low_pri (lsm.write_low_pri): with a soft pending limit of 0 RocksDB always
+    speeds compactions up, so low-priority writes pass the 1 MiB/s limiter (db_impl_write.cc
+    ThrottleLowPriWritesIfNeeded). 8,000 writes of 129-byte batches are 1.0 MB: the limiter makes them take at least
+    0.6 s (a lower bound whatever the host's speed), where they take milliseconds without it."""
+    import time
+
+    elapsed = {}
+    for low in (False, True):
+        opts = Options(write_buffer_size=1 << 20, low_pri=low, soft_pending_compaction_bytes_limit=0)
+        with RocksDB.open(
+            tmp_path / f"db-{low}", Options(**{**opts.__dict__, "hard_pending_compaction_bytes_limit": 0})
+        ) as d:
+            t0 = time.perf_counter()
+            fill(d, 8000)
+            elapsed[low] = time.perf_counter() - t0
+    assert elapsed[True] > 0.6 and elapsed[True] > 3 * elapsed[False], elapsed
+
+
+def test_manual_wal_flush_buffers_the_wal_and_the_options_reach_rocksdb(tmp_path):
+    """Options.manual_wal_flush keeps the WAL's records in RocksDB's buffer (no write() per record: the log file stays
+    empty after 200 writes), and wal_bytes_per_sync and the pending limits are what RocksDB persists in its OPTIONS
+    file (a soft limit of 0 as the hard one, as lsmsim's write controller reads it)."""
+    sizes = {}
+    for manual in (False, True):
+        path = tmp_path / f"db-{manual}"
+        opts = Options(**SMALL, manual_wal_flush=manual, wal_bytes_per_sync=1 << 20)
+        with RocksDB.open(path, Options(**{**opts.__dict__, "soft_pending_compaction_bytes_limit": 0})) as d:
+            fill(d, 200)
+            sizes[manual] = sum(f.stat().st_size for f in path.glob("*.log"))
+        text = max(path.glob("OPTIONS-*")).read_text()
+        assert f"manual_wal_flush={'true' if manual else 'false'}" in text
+        assert "wal_bytes_per_sync=1048576" in text
+        assert f"soft_pending_compaction_bytes_limit={256 << 30}" in text  # a soft 0 takes the hard limit (Sanitize)
+    assert sizes[False] >= 200 * 100 and sizes[True] == 0, sizes

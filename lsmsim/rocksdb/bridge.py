@@ -47,6 +47,7 @@ class RocksDB(Closable):
         self._wopts = lib.rocksdb_writeoptions_create()
         lib.rocksdb_writeoptions_disable_WAL(self._wopts, int(bool(options.disable_wal)))
         lib.rocksdb_writeoptions_set_sync(self._wopts, int(bool(options.sync)))
+        lib.rocksdb_writeoptions_set_low_pri(self._wopts, int(bool(options.low_pri)))
         self._closed = False
         self._lock = threading.RLock()
         self._iters: weakref.WeakSet = weakref.WeakSet()

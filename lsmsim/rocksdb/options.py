@@ -25,6 +25,9 @@ LIMITS = {
     "target_file_size_multiplier": (1, INT_MAX, "int; 0 makes every file 0 bytes"),
     "num_levels": (1, INT_MAX, "int; -3 aborted in std::vector (std::length_error)"),
     "block_cache_size": (0, SIZE_MAX, "size_t"),
+    "wal_bytes_per_sync": (0, SIZE_MAX, "uint64_t; 0: off"),
+    "soft_pending_compaction_bytes_limit": (0, SIZE_MAX, "size_t; 0: the hard limit"),
+    "hard_pending_compaction_bytes_limit": (0, SIZE_MAX, "size_t; 0: off"),
     "max_background_jobs": (1, INT_MAX, "int"),
     "max_subcompactions": (1, UINT_MAX, "uint32_t"),
     "universal_size_ratio": (0, UINT_MAX, "unsigned int"),
@@ -47,7 +50,7 @@ class Options:
 
     Defaults are RocksDB 7.8's, except compression ("none"; RocksDB's is snappy), create_if_missing (True),
     statistics (True) and bloom_bits_per_key (10; RocksDB has no filter by default; 0 = no filter).
-    block_cache_size 0 disables the block cache. disable_wal and sync apply to every write (WriteOptions).
+    block_cache_size 0 disables the block cache. disable_wal, sync and low_pri apply to every write (WriteOptions).
     universal_* apply to compaction_style="universal", fifo_max_table_files_size to "fifo".
     """
 
@@ -75,6 +78,11 @@ class Options:
     statistics: bool = True
     disable_wal: bool = False
     sync: bool = False  # WriteOptions::sync: every write group syncs the WAL
+    low_pri: bool = False  # WriteOptions::low_pri: the 1 MiB/s low-priority limiter while compactions lag
+    manual_wal_flush: bool = False
+    wal_bytes_per_sync: int = 0
+    soft_pending_compaction_bytes_limit: int = 64 << 30
+    hard_pending_compaction_bytes_limit: int = 256 << 30
     universal_size_ratio: int = 1
     universal_min_merge_width: int = 2
     universal_max_merge_width: int = UINT_MAX
@@ -125,6 +133,10 @@ class Options:
         lib.rocksdb_options_set_max_subcompactions(o, int(self.max_subcompactions))
         lib.rocksdb_options_set_disable_auto_compactions(o, int(bool(self.disable_auto_compactions)))
         lib.rocksdb_options_set_compression(o, COMPRESSIONS[self.compression])
+        lib.rocksdb_options_set_manual_wal_flush(o, int(bool(self.manual_wal_flush)))
+        lib.rocksdb_options_set_wal_bytes_per_sync(o, int(self.wal_bytes_per_sync))
+        lib.rocksdb_options_set_soft_pending_compaction_bytes_limit(o, int(self.soft_pending_compaction_bytes_limit))
+        lib.rocksdb_options_set_hard_pending_compaction_bytes_limit(o, int(self.hard_pending_compaction_bytes_limit))
         lib.rocksdb_options_set_use_direct_reads(o, bool(self.use_direct_reads))
         lib.rocksdb_options_set_use_direct_io_for_flush_and_compaction(
             o, bool(self.use_direct_io_for_flush_and_compaction)
