@@ -370,7 +370,7 @@ def test_low_priority_writes_pass_rocksdbs_1_mib_limiter(tmp_path):
     """Options.low_pri is WriteOptions::low_pri (lsm.write_low_pri): with a soft pending limit of 0 RocksDB always
     speeds compactions up, so low-priority writes pass the 1 MiB/s limiter (db_impl_write.cc
     ThrottleLowPriWritesIfNeeded). 8,000 writes of 129-byte batches are 1.0 MB: the limiter makes them take at least
-    0.6 s (a lower bound whatever the host's speed), where they take milliseconds without it."""
+    0.6 s, and at least 0.5 s more than the same writes without it: lower bounds whatever the host's speed."""
     import time
 
     elapsed = {}
@@ -382,7 +382,7 @@ def test_low_priority_writes_pass_rocksdbs_1_mib_limiter(tmp_path):
             t0 = time.perf_counter()
             fill(d, 8000)
             elapsed[low] = time.perf_counter() - t0
-    assert elapsed[True] > 0.6 and elapsed[True] > 3 * elapsed[False], elapsed
+    assert elapsed[True] > 0.6 and elapsed[True] > elapsed[False] + 0.5, elapsed  # the limiter's sleeps add up
 
 
 def test_manual_wal_flush_buffers_the_wal_and_the_options_reach_rocksdb(tmp_path):

@@ -21,10 +21,6 @@ from ..tolerances import PROB_EPS, REL_EPS, WAIT_EPS
 from .counters import READ_OPS
 from .sharing import Flow, water_fill
 
-# RocksDB's delayed writes take credits refilled every millisecond; a write that finds none sleeps until the next
-# refill, never less than one (db/write_controller.cc WriteController::GetDelay: "Minimum delay of refill interval")
-REFILL_S = 1e-3
-
 
 @dataclass(eq=False)
 class Group:
@@ -49,7 +45,7 @@ class Group:
     cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds per op type on a core of its own
     cpu_wait: dict[str, float] = field(default_factory=dict)  # mean wait for a core per op (processor sharing)
     write_wait: float = 0.0  # mean wait of a write under the write controller's delayed rate (refill sleeps)
-    refill: float = REFILL_S  # seconds between that limit's credits: a write that finds none sleeps that long
+    refill: float = 0.0  # seconds between that limit's credits (write_controller.py): one that finds none sleeps it
     wal_sync: float = 0.0  # seconds a write waits for its write group's WAL sync (lsm.wal_sync)
     serial_cap: float = math.inf  # ops/s the write thread allows the group (serialize_writes)
     commit_wait: float = 0.0  # mean wait of a write for the groups ahead of it in the write thread

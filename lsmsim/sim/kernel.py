@@ -242,7 +242,7 @@ class Simulation:
             costs = self.costs()
             wb = self._user_bytes_per_write()
             sync = dev.wal_sync_seconds() if lsm.wal and lsm.wal_sync else 0.0
-            limit = self.wc.limit(self.tree, wb / (self.wal.record_bytes(wb) - 7))  # of a batch: the user's bytes
+            limit = self.wc.limit(self.tree, self.wal.user_share(wb))
             self.wc.write_delay = self.policy.write_control.delay(self.tree)
             # idle MLC threads serve queries (EcoTune §4.2), closed-loop clients and open-loop servers alike
             helpers = self.policy.extra_query_threads()
@@ -255,6 +255,8 @@ class Simulation:
             # the OS writes WAL pages back as it writes a flush's: the same writeback, at the flushes' priority
             if (writeback := self.wal.flow(dev, wb, self.io_rank["flush"])) is not None:
                 flows.append(writeback)
+        else:
+            writeback = None
 
         def evaluate(u: float) -> tuple[float, bool]:  # the flows when a synchronous read waits read_latency(u)
             for g, flow in zip(groups, flows[len(self.jobs) :]):
@@ -271,7 +273,6 @@ class Simulation:
                 self.write_bps += writeback.rate * self.wal.record_bytes(wb)
             return util, converged
 
-        writeback = flows[-1] if groups and flows[-1].name == "wal-writeback" else None
         self.util, converged = read_latency_fixed_point(evaluate, self.util)
         self.wal.rate = sum(f.rate * g.shares.get("write", 0.0) for g, f in zip(groups, flows[len(self.jobs) :]))
         if not converged:  # the rates are the last round's; the summary counts such steps

@@ -47,6 +47,7 @@ def _varint_len(n: float) -> int:
     return max(1, math.ceil(max(0, round(n)).bit_length() / 7))
 
 
+LOG_HEADER = 7  # log::Writer's record header (db/log_format.h kHeaderSize)
 NOT_SYNCED = 1 << 20  # the WAL's last bytes a range sync leaves (kBytesNotSyncRange)
 
 
@@ -73,7 +74,11 @@ class WalWriteback:
         if writes <= 0:
             return 0.0
         value = max(0.0, user_bytes / writes - self.key_size)
-        return user_bytes + writes * (12 + 1 + 7 + _varint_len(self.key_size) + _varint_len(value))
+        return user_bytes + writes * (12 + 1 + LOG_HEADER + _varint_len(self.key_size) + _varint_len(value))
+
+    def user_share(self, user_bytes: float) -> float:
+        """Of a one-write batch (WriteBatch::GetDataSize, what RocksDB's write limiters count), the user's bytes."""
+        return user_bytes / (self.record_bytes(user_bytes) - LOG_HEADER)
 
     def appended(self, memtable_id: int, nbytes: float, now: float) -> float:
         """A batch of WAL appends to memtable `memtable_id`'s log; returns the bytes that reach the drive now."""
@@ -91,8 +96,8 @@ class WalWriteback:
         return 0.0
 
     def deleted(self, memtable_id: int, now: float) -> float:
-        """Memtable `memtable_id`'s WAL is deleted; returns the bytes of it the OS wrote back before that that had
-        not gone to the drive as they were appended."""
+        """Memtable `memtable_id`'s WAL is deleted; returns the bytes the flusher wrote back before then (of those the
+        range syncs or a sync had not sent as they were appended)."""
         w = self._wals.pop(memtable_id, None)
         if w is None or w[2] <= 0:
             return 0.0

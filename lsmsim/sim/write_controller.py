@@ -13,8 +13,9 @@ from ..policies.write_control import WriteControl
 
 MIN_DELAYED_RATE = 16 * 1024.0  # bytes/s: WriteController never delays below this
 LOW_PRI_RATE = 1024 * 1024.0  # bytes/s of batches: WriteController's low_pri_rate_limiter (db/write_controller.h)
-# how often the credits a limited write waits for come: the delayed write rate's every millisecond
-# (write_controller.cc GetDelay), the low-priority limiter's every 100 ms (NewGenericRateLimiter's refill_period_us)
+# how often the credits a limited write waits for come; a write that finds none sleeps until the next refill: the
+# delayed write rate's every millisecond, never less than one (write_controller.cc GetDelay: "Minimum delay of refill
+# interval"), the low-priority limiter's every 100 ms (NewGenericRateLimiter's refill_period_us)
 DELAY_REFILL, LOW_PRI_REFILL = 1e-3, 0.1
 
 

@@ -119,11 +119,16 @@ def _points(num: int | None, band: tuple[int, int, int] | None) -> np.ndarray:
     return (np.arange(_GRID, dtype=np.float64) + 0.5) / _GRID
 
 
+def _ceiled(num, band, theta: float, k: float, sigma: float) -> np.ndarray:
+    """ParetoCdfInversion (ceil included) at the u a type's draws see, kept below int64's top as db_bench's cast."""
+    return np.ceil(np.minimum(_pareto(_points(num, band), theta, k, sigma), 2.0**62))
+
+
 def mean_value_size(theta: float, k: float, sigma: float, max_value_size: int, num=None, band=None) -> float:
     """The mean value size of MixGraph's Puts: ceil(Pareto(u)), at least 10, modulo min(max_value_size, 1 MiB); `num`
     and the Puts' `band` (query_bands) give the u they see."""
     vmax = min(int(max_value_size), MAX_VALUE)
-    v = np.ceil(np.minimum(_pareto(_points(num, band), theta, k, sigma), 2.0**62))
+    v = _ceiled(num, band, theta, k, sigma)
     v = np.where(v < 10, 10.0, np.where(v > vmax, np.mod(v, vmax), v))
     return float(v.mean())
 
@@ -131,8 +136,7 @@ def mean_value_size(theta: float, k: float, sigma: float, max_value_size: int, n
 def mean_scan_length(theta: float, k: float, sigma: float, max_scan: int, num=None, band=None) -> float:
     """The mean number of Nexts after a MixGraph Seek: ceil(Pareto(u)) modulo mix_max_scan_len (`num` and `band` as
     for mean_value_size)."""
-    v = np.ceil(np.minimum(_pareto(_points(num, band), theta, k, sigma), 2.0**62))
-    return float(np.mod(v, max(1, int(max_scan))).mean())
+    return float(np.mod(_ceiled(num, band, theta, k, sigma), max(1, int(max_scan))).mean())
 
 
 def query_bands(get: float, put: float, seek: float) -> list[tuple[int, int, int]]:
