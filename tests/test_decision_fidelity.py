@@ -73,6 +73,25 @@ def _table(real: dict[str, list[float]], sim: dict[str, float]) -> tuple[dict, d
     return {"runs": runs}, sims
 
 
+def test_the_attainable_rank_correlation():
+    """The Spearman-Brown bound: repeats that agree perfectly allow 1, repeats that do not agree allow 0, and the mean
+    of more repeats allows more; against a simulated noisy measurement, a noise-free predictor reaches about it."""
+    import numpy as np
+    from scipy.stats import spearmanr
+
+    from lsmsim.validation.fidelity import attainable
+
+    assert attainable(1.0, 3) == pytest.approx(1.0) and attainable(0.0, 3) == 0.0 and attainable(-0.2, 3) == 0.0
+    assert attainable(0.3, 1) == pytest.approx(math.sqrt(0.3))
+    assert attainable(0.3, 3) == pytest.approx(math.sqrt(0.9 / 1.6)) and attainable(0.3, 10) > attainable(0.3, 3)
+    rng = np.random.default_rng(7)
+    truth = rng.normal(size=2000)
+    runs = truth[:, None] + rng.normal(scale=1.3, size=(2000, 3))  # one run against another: r = 1 / (1 + 1.69)
+    one = float(spearmanr(runs[:, 0], runs[:, 1]).statistic)
+    got = float(spearmanr(truth, runs.mean(axis=1)).statistic)
+    assert got == pytest.approx(attainable(one, 3), abs=0.03)
+
+
 def test_scores_on_known_rankings():
     real = {"a": [100, 110], "b": [200, 190], "c": [300, 310], "d": [400, 390]}
     rec, sims = _table(real, {"a": 105, "b": 195, "c": 305, "d": 395})
@@ -116,16 +135,22 @@ def test_recorded_runs_are_complete(path):
 # Goals missed on the recorded host, each with its cause found by experiment (docs/validation.md has the tables). The
 # test expects exactly these: a goal reached must leave this list, and any other miss fails.
 NOISE = (
-    "db_bench's own repeats do not agree on this ranking (db_bench_self, the mean Spearman between its repeats, is "
-    "below lsmsim's): the VM alternates between a fast and a slow state (the same fillrandom ran at 139K-249K ops/s), "
-    "so three runs' mean still ranks mostly noise; more repeats, or a host that holds its speed, would tell"
+    "db_bench's own repeats do not agree on this ranking well enough for the goal: the goal is above the attainable "
+    "Spearman against their mean (fidelity.attainable), and lsmsim ranks at least as well as one repeat ranks "
+    "another. The VM alternates between a fast and a slow state (the same fillrandom ran at 139K-249K ops/s), so "
+    "three runs' mean still ranks mostly noise; more repeats, or a host that holds its speed, would tell"
 )
 KNOWN_SHORTFALLS: dict[tuple[str, str, str], str] = {
     ("write", "throughput", "spearman"): NOISE,
     ("write", "p99", "spearman"): NOISE,
     ("mixed", "throughput", "spearman"): NOISE,
     ("mixed", "p99", "spearman"): NOISE,
-    ("read_heavy", "throughput", "spearman"): NOISE,
+    ("read_heavy", "throughput", "spearman"): "0.37, below one db_bench repeat against another (0.43) and the "
+    "attainable 0.83: the write-constrained sets rank wrong. db_bench's readers run as fast or faster when the writer "
+    "stalls (rate-limit-16m 121K, stall-prone 111K, rate-limit-4m 98K against base's 96K reads/s); lsmsim's slow "
+    "to 91K and 67K with the L0 files that pile up (19 and 15 sorted runs at the end) and speed up to 138K. Without "
+    "those three sets lsmsim ranks the rest at 0.58. Not the cost of a Get per L0 file: db_bench readrandom on 17 L0 "
+    "files against a compacted tree took 1.72x the time per Get (3 interleaved pairs), lsmsim 1.69x",
     ("read_heavy", "p99", "spearman"): NOISE,
     ("read_heavy", "stall_s", "spearman"): "0.79 against db_bench's own 0.83: the stall-prone sets rank, the "
     "near-zero stalls of the others (0-0.2 s in a 5 s run) are noise",
@@ -150,7 +175,7 @@ def test_lsmsim_ranks_the_recorded_option_sets(path):
     relative error per workload and metric, judged against the issue's goals (`fidelity.GOALS`), with the known
     shortfalls above."""
     from lsmsim.preset_files import host_preset
-    from lsmsim.validation.fidelity import missed, sim_metrics
+    from lsmsim.validation.fidelity import GOALS, missed, sim_metrics
 
     recorded = json.loads(path.read_text())
     machine = host_preset(recorded["host"])
@@ -163,6 +188,11 @@ def test_lsmsim_ranks_the_recorded_option_sets(path):
     assert not unknown, f"goals missed that no known shortfall explains: {unknown}\n{scores.to_string()}"
     reached = [k for k in KNOWN_SHORTFALLS if k not in got]
     assert not reached, f"goals reached now, remove from KNOWN_SHORTFALLS: {reached}"
+    # what NOISE claims holds: the goal is out of reach of any model on this recording, and lsmsim ranks at least as
+    # well as one db_bench repeat ranks another
+    for key in (k for k, why in KNOWN_SHORTFALLS.items() if why is NOISE):
+        r = scores.set_index(["workload", "metric"]).loc[key[:2]]
+        assert r["attainable"] < GOALS[key[1]] and r["spearman"] >= r["db_bench_self"], (key, r.to_dict())
     # lsmsim ranks W-Amp at least as well as db_bench ranks itself between its own repeats
     w = scores[scores["metric"] == "w_amp"]
     assert (w["spearman"] >= w["db_bench_self"] - 0.05).all(), w.to_string()
