@@ -3,6 +3,7 @@ exact enumeration, and real db_bench."""
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 import shutil
@@ -133,9 +134,12 @@ RECORDS = sorted((Path(__file__).resolve().parents[1] / "benchmarks" / "validati
 @pytest.mark.parametrize("path", RECORDS, ids=[p.name for p in RECORDS])
 def test_lsmsim_runs_mixgraph_within_the_recorded_db_bench_runs(path):
     """benchmarks/mixgraph_vs_dbbench.py's record, on the preset of its host: mixgraph's ops/s within db_bench's
-    range over its runs (widened by 15%), its Puts' mean value size within 3% and its Seeks' mean length within 15%
-    of db_bench's. Not judged (docs/design.md, 'Workloads'): a Seek's latency spread (lsmsim gives every Seek the
-    mean length) and mixgraph's Put latency (db_bench's is twice its fillrandom's: 11.0 against 5.0 us)."""
+    range over its runs (widened by 15%), its Puts' mean value size within 3%, its Seeks' mean length within 15% of
+    db_bench's, their P99 latency within db_bench's range widened by 25% (the issue's P99 budget) and their P50 below a
+    fifth of their mean, as db_bench's heavy-tailed lengths make it (0.15-0.16 of the mean over the runs; a Seek of
+    the mean length has its P50 near its mean). Not judged (docs/design.md, 'Workloads'): mixgraph's Put latency
+    (db_bench's is twice its fillrandom's: 11.0 against 5.0 us) and the Seeks' P50 itself (lsmsim 35 us against
+    db_bench's 46-67: a Seek of the median 27 Nexts costs more in db_bench than its fixed-length seekrandom says)."""
     import json
 
     rec = json.loads(path.read_text())
@@ -147,3 +151,10 @@ def test_lsmsim_runs_mixgraph_within_the_recorded_db_bench_runs(path):
     (p,) = [p for p in cfg["workload"]["phases"] if p["name"] == "mixgraph"]
     assert p["value_size"] == pytest.approx(np.mean([r["value"] for r in rec["db_bench"]]), rel=0.03)
     assert p["scan_length"] == pytest.approx(np.mean([r["scan"] for r in rec["db_bench"]]), rel=0.15)
+    alone = copy.deepcopy(cfg)
+    alone["workload"]["phases"][0]["measure"] = False  # the fill's latencies out, as db_bench's mixgraph histogram
+    seek = lsmsim.run(alone).latency.set_index("op").loc["long_scan"]
+    theirs = [r["hists"]["mixgraph"]["seek"] for r in rec["db_bench"]]
+    p99 = [h["P99"] * 1e-6 for h in theirs]
+    assert 0.75 * min(p99) <= seek["p99_s"] <= 1.25 * max(p99), (seek["p99_s"], p99)
+    assert max(h["P50"] / h["Average"] for h in theirs) < 0.2 and seek["p50_s"] < 0.2 * seek["mean_s"]

@@ -78,7 +78,11 @@ def test_ycsb_mixes_scans_and_read_modify_writes():
         )
     )
     load, run = w["phases"]
-    assert run["mix"] == {"long_scan": 0.95, "insert": 0.05} and run["scan_length"] == 50
+    assert run["mix"] == {"long_scan": 0.95, "insert": 0.05}
+    assert run["scan_lengths"] == {"distribution": "uniform", "min": 1, "max": 100}
+    assert lsmsim.load_config({"workload": w}).workload.phases[1].scan_length == 50  # round(50.5), the mean length
+    w, _ = ycsb_workload(parse_properties("scanproportion=1\nreadproportion=0\nscanlengthdistribution=zipfian"))
+    assert w["phases"][1]["scan_lengths"] == {"distribution": "zipfian", "min": 1, "max": 1000}
     assert load["keys"]["distribution"] == "sequential" and run["keys"]["distribution"] == "latest"
     assert run["writers"]["threads"] == 4
 
@@ -90,6 +94,8 @@ def test_ycsb_properties_lsmsim_does_not_model(tmp_path):
         ("requestdistribution=hotspot", "requestdistribution"),
         ("recordcount=lots", "recordcount"),
         ("insertorder=random", "insertorder"),
+        ("scanlengthdistribution=latest", "scanlengthdistribution"),
+        ("minscanlength=10\nmaxscanlength=5", "minscanlength"),
         ("readproportion=0\nupdateproportion=0", "sum to 0"),
     ):
         with pytest.raises(ConfigError, match=where):

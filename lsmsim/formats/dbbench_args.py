@@ -270,8 +270,13 @@ def _mixgraph(p: dict, w: _Flags, written: float, unsupported: list) -> dict:
                 g["iter_theta"], g["iter_k"], g["iter_sigma"], int(g["mix_max_scan_len"]), w.num, bands[2]
             )
         )
-        if nexts >= 1:
+        if nexts >= 1:  # the mean from the Seeks' own draws (their residues of QueryDecider's), the spread from all u
             mix["long_scan"], p["scan_length"] = seek, nexts
+            p["scan_lengths"] = {
+                "distribution": "pareto",
+                "max": int(g["mix_max_scan_len"]),
+                **{x: g[f"iter_{x}"] for x in ("theta", "k", "sigma")},
+            }
         else:
             mix["short_scan"], p["short_scan_length"] = seek, 1
     if g["sine_mix_rate"]:

@@ -70,6 +70,7 @@ class CostTable:
     hit_ratio: float  # steady-state block-cache hit ratio
     runs: int
     page_hit_ratio: float = 0.0  # steady-state page-cache hit ratio of block-cache misses
+    long_scan_seek: OpCost | None = None  # a long scan's seek alone (length 0): the part its length does not scale
 
     def of(self, op: str) -> OpCost:
         return getattr(self, op)
@@ -290,6 +291,7 @@ def build_costs(
         get_empty=op_cost(*work["get_empty"], "get_empty"),
         short_scan=op_cost(*work["short_scan"], "short_scan"),
         long_scan=op_cost(*work["long_scan"], "long_scan"),
+        long_scan_seek=op_cost(*scan(0.0), "long_scan"),
         write=OpCost(wcpu, 0.0, 0.0, np.zeros(n), np.zeros(levels), np.zeros(levels), np.zeros(levels)),
         hit_ratio=h,
         runs=n,

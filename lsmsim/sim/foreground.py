@@ -18,6 +18,7 @@ import numpy as np
 from ..config import PhaseConfig
 from ..lsm.costs import CostTable
 from ..tolerances import PROB_EPS, REL_EPS, WAIT_EPS
+from ..workloads import scan_lengths
 from .counters import READ_OPS
 from .sharing import Flow, water_fill
 
@@ -49,6 +50,12 @@ class Group:
     wal_sync: float = 0.0  # seconds a write waits for its write group's WAL sync (lsm.wal_sync)
     serial_cap: float = math.inf  # ops/s the write thread allows the group (serialize_writes)
     commit_wait: float = 0.0  # mean wait of a write for the groups ahead of it in the write thread
+    # long scans of varying length (phase.scan_lengths): lengths over their mean, as a few points (fluid) and in full
+    # (op-level: lengths, cumulative probabilities), and the costs (CPU s, sync reads) of its seek and of a mean scan
+    scan_points: tuple[np.ndarray, np.ndarray] | None = None
+    scan_pmf: tuple[np.ndarray, np.ndarray] | None = None
+    scan_seek: tuple[float, float] = (0.0, 0.0)
+    scan_full: tuple[float, float] = (0.0, 0.0)
 
     def __post_init__(self):
         self.base_threads = self.base_threads or self.threads
@@ -82,7 +89,24 @@ def make_groups(p: PhaseConfig, bytes_per_write: float) -> list[Group]:
             g.open = True
             g.target = p.queries.arrival_rate
         groups.append(g)
+    if p.scan_lengths is not None:
+        key = p.scan_lengths.key()
+        mean = scan_lengths.mean(*key)
+        for g in groups:
+            if "long_scan" in g.shares and mean > 0:
+                lengths, prob = scan_lengths.points(*key)
+                g.scan_points = (lengths / mean, prob)
+                lengths, prob = scan_lengths.pmf(*key)
+                g.scan_pmf = (lengths / mean, np.cumsum(prob))
     return groups
+
+
+def scan_multipliers(g: Group, lengths: np.ndarray, read_latency: float) -> np.ndarray:
+    """Long scans' latency over the mean-length scan's, at `lengths` over the mean (scan_lengths.multipliers): the
+    seek's share of the mean scan's time is its CPU and synchronous reads over the mean scan's, this step."""
+    full = g.scan_full[0] + g.scan_full[1] * read_latency
+    seek = g.scan_seek[0] + g.scan_seek[1] * read_latency
+    return scan_lengths.multipliers(lengths, 1.0, min(1.0, seek / full) if full > 0 else 1.0)
 
 
 def group_flow(
@@ -103,6 +127,9 @@ def group_flow(
     (lsm.wal_sync), a wait without CPU or device time."""
     g.wal_sync = wal_sync
     g.serial_cap = math.inf
+    if g.scan_points is not None and costs.long_scan_seek is not None:
+        g.scan_seek = (costs.long_scan_seek.cpu, costs.long_scan_seek.sync_reads)
+        g.scan_full = (costs.long_scan.cpu, costs.long_scan.sync_reads)
     g.cpu_per_op = sum(s * costs.of(op).cpu for op, s in g.shares.items())
     g.sync_reads = sum(s * costs.of(op).sync_reads for op, s in g.shares.items())
     g.page_s = dev.seconds(block_size, 0.0, 0.0)
@@ -259,7 +286,19 @@ def latency_distribution(
     - processor sharing as the kernel's scheduler does it (machine.sched_slice): a thread that holds less than a
       core runs slices of `slice_s` and waits between them, so an op of CPU c waits (slow - 1) x slice_s with the
       chance c / slice_s that a slice ends while it runs, and not at all otherwise; the mean wait c (slow - 1) is
-      the fluid's, and the rare long ones are the tail db_bench shows when threads outnumber cores."""
+      the fluid's, and the rare long ones are the tail db_bench shows when threads outnumber cores;
+    - long scans of varying length (phase.scan_lengths): each point again at every length of `scan_lengths.points`,
+      scaled by that length's scan over the mean-length one (`scan_multipliers`), which keeps the mean."""
+    lat, prob = _cpu_spread(g, op, read_latency, spread, slice_s)
+    if op == "long_scan" and g.scan_points is not None:  # each length's scan: its seek and its share of the rest
+        lengths, lp = g.scan_points
+        m = scan_multipliers(g, lengths, read_latency)
+        return (lat[:, None] * m[None, :]).ravel(), (prob[:, None] * lp[None, :]).ravel()
+    return lat, prob
+
+
+def _cpu_spread(g: Group, op: str, read_latency: float, spread: float, slice_s: float) -> tuple[np.ndarray, np.ndarray]:
+    """`latency_points` with the op's CPU spread and its scheduler-slice waits (latency_distribution)."""
     pts = latency_points(g, op, read_latency)
     lat = np.array([p[0] for p in pts])
     prob = np.array([p[1] for p in pts])

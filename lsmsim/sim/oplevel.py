@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import simpy
 
-from .foreground import latency_points, mean_service
+from .foreground import latency_points, mean_service, scan_multipliers
 
 
 class OpDriver:
@@ -56,6 +56,10 @@ class OpDriver:
                 return
             pts = latency_points(g, op, sim.read_latency)
             svc = pts[0][0] if len(pts) == 1 or self.rng.random() >= pts[1][1] else pts[1][0]
+            if op == "long_scan" and g.scan_pmf is not None:  # this scan's own length, drawn from the distribution
+                lengths, cdf = g.scan_pmf
+                k = min(int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right")), len(lengths) - 1)
+                svc *= float(scan_multipliers(g, lengths[k : k + 1], sim.read_latency)[0])
             if svc <= 0 or not np.isfinite(svc):
                 yield sim.step_event()
                 continue

@@ -146,6 +146,33 @@ class SineRateConfig(Section):
     noise: float = Field(0.0, ge=0, le=1, description="db_bench --sine_mix_rate_noise: uniform noise of +-A/2 x it.")
 
 
+class ScanLengthsConfig(Section):
+    """Long scans whose length varies from scan to scan (workloads/scan_lengths.py): YCSB's scanlengthdistribution
+    (uniform or zipfian over [min, max]) or db_bench mixgraph's Seeks (pareto: ceil of the generalized Pareto of
+    theta, k and sigma, modulo max). It sets `scan_length` to the mean; the latency percentiles follow the spread."""
+
+    distribution: Literal["uniform", "zipfian", "pareto"]
+    min: int = Field(1, ge=0, description="uniform and zipfian: the shortest length (YCSB minscanlength).")
+    max: int = Field(
+        ge=1,
+        description="uniform and zipfian: the longest length (YCSB maxscanlength); pareto: the modulus "
+        "(db_bench --mix_max_scan_len).",
+    )
+    theta: float = Field(0.0, description="pareto: location (db_bench --iter_theta).")
+    k: float = Field(0.0, description="pareto: shape (db_bench --iter_k).")
+    sigma: float = Field(0.0, ge=0, description="pareto: scale (db_bench --iter_sigma).")
+
+    @model_validator(mode="after")
+    def _range(self):
+        if self.distribution != "pareto" and self.min > self.max:
+            raise ValueError(f"min ({self.min}) must not exceed max ({self.max})")
+        return self
+
+    def key(self) -> tuple:
+        """The arguments of scan_lengths.pmf, points and mean."""
+        return (self.distribution, self.min, self.max, self.theta, self.k, self.sigma)
+
+
 class PhaseConfig(Section):
     """One phase of a workload; it ends after `operations` or `duration`, whichever comes first."""
 
@@ -162,7 +189,12 @@ class PhaseConfig(Section):
     sine_rate: SineRateConfig | None = Field(
         None, description="A rate limit on the closed-loop clients' operations that follows a sine (fluid mode)."
     )
-    scan_length: int = Field(100, ge=1, description="K of Seek + K Next for long scans.")
+    scan_length: int = Field(100, ge=1, description="K of Seek + K Next for long scans (their mean with scan_lengths).")
+    scan_lengths: ScanLengthsConfig | None = Field(
+        None,
+        description="Long scans of varying length: the latency percentiles follow their spread; scan_length, "
+        "unless given, is set to their mean (None: every long scan is scan_length long).",
+    )
     scan_selectivity: float | None = Field(
         None,
         gt=0,
@@ -204,6 +236,15 @@ class PhaseConfig(Section):
             raise ValueError("reads with writers.mode 'rate' need queries.mode 'closed' or 'open'")
         if self.sine_rate is not None and (self.writers.mode != "closed" or self.queries.mode != "with_writers"):
             raise ValueError("sine_rate limits closed-loop clients: writers.mode closed, queries.mode with_writers")
+        if self.scan_lengths is not None:
+            if self.scan_selectivity is not None:
+                raise ValueError("give scan_lengths or scan_selectivity, not both")
+            from . import scan_lengths
+
+            mean = max(1, round(scan_lengths.mean(*self.scan_lengths.key())))
+            # a scan_length given too stays the mean (mixgraph's Seeks see their own residues of u: dbbench_args)
+            if "scan_length" not in self.model_fields_set and self.scan_length != mean:
+                self.scan_length = mean  # the assignment validates the phase again
         return self
 
 

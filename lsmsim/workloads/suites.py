@@ -34,8 +34,8 @@ distribution, YCSB-D focuses on the most recent insertions, while YCSB-A, YCSB-E
 uniform distribution":
 - A: 50% read / 50% update, uniform;       B: 95% read / 5% update, zipfian;
 - C: 100% read, zipfian;                    D: 95% read / 5% insert, latest;
-- E: 95% scan / 5% insert, uniform; YCSB draws scan lengths uniformly from 1..100, we use the mean,
-  50, as `scan_length`;
+- E: 95% scan / 5% insert, uniform; YCSB draws scan lengths uniformly from 1..100: the throughput takes
+  50 as `scan_length`, the latency percentiles the lengths (`scan_lengths`);
 - F: 50% read / 50% read-modify-write, uniform. A RMW is a read plus an update, so one YCSB op is on
   average get 1.0 + update 0.5 primitive ops: the mix is get 2/3, update 1/3, and the phase runs
   1.5 x `operations` primitive ops (= `operations` YCSB ops). Throughput counts primitive ops.
@@ -157,7 +157,10 @@ def suite_specs(s: Any) -> list[dict]:
     if name.startswith("ycsb-") and name[5:] in YCSB:
         mix, dist, per_op = YCSB[name[5:]]
         ops = round((s.operations or YCSB_OPERATIONS) * per_op)
-        return [_phase(s, name[5:].upper(), ops, mix, YCSB_SCAN_LENGTH, dist)]
+        phase = _phase(s, name[5:].upper(), ops, mix, YCSB_SCAN_LENGTH, dist)
+        if "long_scan" in mix and not s.scan_length:  # YCSB-E's lengths, 1..100 uniformly, about their mean
+            phase["scan_lengths"] = {"distribution": "uniform", "min": 1, "max": 2 * YCSB_SCAN_LENGTH}
+        return [phase]
     if name == "arce-gradient":
         return [
             _phase(

@@ -9,9 +9,10 @@ What maps (site.ycsb.workloads.CoreWorkload's properties and defaults):
   `scanproportion` (0) -> long_scan, `readmodifywriteproportion` (0) -> a get and an update each (as the `ycsb-f`
   suite counts them: lsmsim/workloads/suites.py);
 - `requestdistribution` (uniform): uniform, zipfian (YCSB's scrambled zipfian, theta 0.99), latest;
-- `maxscanlength` (1000) with `scanlengthdistribution` (uniform: lengths 1..max) -> scan_length, the mean length;
+- `minscanlength` (1) and `maxscanlength` (1000) with `scanlengthdistribution` (uniform, or zipfian with its
+  constant 0.99) -> scan_lengths: the throughput takes the mean length, the latency percentiles the spread;
 - `fieldcount` x `fieldlength` (10 x 100) -> value_size; keys are YCSB's `user` + up to 19 digits: 23 bytes.
-Anything else that changes the workload (hotspot or exponential distributions, zipfian scan lengths, another
+Anything else that changes the workload (hotspot or exponential distributions, another
 workload class, `readallfields=false`, ...) is reported as unsupported, each by name.
 """
 
@@ -32,6 +33,7 @@ DEFAULTS = {
     "scanproportion": "0",
     "readmodifywriteproportion": "0",
     "requestdistribution": "uniform",
+    "minscanlength": "1",
     "maxscanlength": "1000",
     "scanlengthdistribution": "uniform",
     "insertorder": "hashed",
@@ -119,10 +121,13 @@ def ycsb_workload(props: dict[str, str], source: str = "<ycsb>") -> tuple[dict, 
     )
     if read + update + insert + scan + rmw <= 0:
         raise ConfigError(source, [("readproportion", "the proportions sum to 0: no operations")])
-    max_scan = num("maxscanlength", int)
-    if p["scanlengthdistribution"] != "uniform":
-        unsupported.append(
-            ("scanlengthdistribution", f"{p['scanlengthdistribution']!r}: its mean is taken as uniform's")
+    min_scan, max_scan = num("minscanlength", int), num("maxscanlength", int)
+    scan_dist = p["scanlengthdistribution"]
+    if scan_dist not in ("uniform", "zipfian"):  # CoreWorkload throws: "not allowed for scan length"
+        raise ConfigError(source, [("scanlengthdistribution", f"{scan_dist!r}: YCSB allows uniform or zipfian")])
+    if not 1 <= min_scan <= max_scan:
+        raise ConfigError(
+            source, [("minscanlength", f"{min_scan} with maxscanlength {max_scan}: need 1 <= min <= max")]
         )
     records, ops, threads = num("recordcount", int), num("operationcount", int), max(1, num("threadcount", int))
     if records < 1:
@@ -134,7 +139,7 @@ def ycsb_workload(props: dict[str, str], source: str = "<ycsb>") -> tuple[dict, 
         "mix": {k: v for k, v in mix.items() if v > 0},
         "keys": {"distribution": DISTRIBUTIONS[dist]},
         "writers": {"threads": threads},
-        "scan_length": max(1, round((1 + max_scan) / 2)),
+        "scan_lengths": {"distribution": scan_dist, "min": min_scan, "max": max_scan},
     }
     workload = {
         "num": records,
