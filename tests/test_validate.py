@@ -170,3 +170,27 @@ def test_a_static_shape_is_refused_by_validate(tmp_path):
 
     with pytest.raises(LsmsimError, match="lsm.initial_tree"):
         validate(load_config(shape_config()), db_dir=tmp_path)
+
+
+def test_real_scans_draw_their_lengths_from_the_phase(tmp_path, monkeypatch):
+    """With phase.scan_lengths each real long scan reads its own length, drawn from the distribution the simulator
+    uses: the lengths RocksDB's iterator is asked for span the range and average its mean."""
+    from lsmsim.rocksdb import RocksDB
+    from lsmsim.validation.validate import run_real
+
+    asked = []
+    scan = RocksDB.scan
+    monkeypatch.setattr(RocksDB, "scan", lambda self, start=None, n=100: asked.append(n) or scan(self, start, n))
+    phases = [
+        {"name": "load", "operations": 20_000, "mix": {"insert": 1.0}, "keys": {"distribution": "shuffled"}},
+        {
+            "name": "scans",
+            "operations": 2_000,
+            "mix": {"long_scan": 1.0},
+            "scan_lengths": {"distribution": "uniform", "min": 1, "max": 40},
+        },
+    ]
+    c = load_config(cfg(workload={"num": "20K", "key_size": "16B", "value_size": "100B", "phases": phases}))
+    run_real(c, db_dir=tmp_path)
+    assert len(asked) == 2_000 and min(asked) == 1 and max(asked) == 40
+    assert sum(asked) / len(asked) == pytest.approx(20.5, rel=0.05)  # 4 standard errors of the mean: 11.5 / sqrt(2000)

@@ -34,6 +34,7 @@ from ..config import Config
 from ..errors import ConfigError
 from ..policies.leveled import LeveledOptions
 from ..policies.universal import UniversalOptions
+from ..workloads import scan_lengths
 from ..workloads.generator import sampler_for
 from ..workloads.presets import resolve_phases
 
@@ -245,6 +246,10 @@ def run_real(  # noqa: C901
                 probs /= probs.sum()
                 sampler = sampler_for(phase, int(w.num), cfg.seed)
                 rng = np.random.default_rng([cfg.seed, i])
+                lengths = None  # phase.scan_lengths: (lengths, cumulative probabilities)
+                if phase.scan_lengths is not None:
+                    ls, lp = scan_lengths.pmf(*phase.scan_lengths.key())
+                    lengths = (ls, np.cumsum(lp))
                 n_left = int(phase.operations)
                 tp = time.perf_counter()
                 while n_left:
@@ -268,6 +273,8 @@ def run_real(  # noqa: C901
                             db.get(keys.key(int(w.num) + k))
                         else:
                             n_keys = phase.scan_length if op == "long_scan" else round(phase.short_scan_length)
+                            if op == "long_scan" and lengths is not None:  # this scan's own length
+                                n_keys = int(lengths[0][np.searchsorted(lengths[1], rng.random() * lengths[1][-1])])
                             db.scan(keys.key(k), n_keys)
                         counts[op] += 1
                     done += n
