@@ -3,6 +3,7 @@ and WAL syncs, on db_bench and on lsmsim side by side.
 
     python benchmarks/validation_regimes.py --record [--calibration FILE]   # db_bench: calibrate, then 3 runs each
     python benchmarks/validation_regimes.py [--markdown docs/validation.md]  # lsmsim beside the recorded runs
+    python benchmarks/validation_regimes.py --refit   # the recording's machine fitted again from its measurements
 
 The regimes, figures and budgets are lsmsim/validation/regimes.py's. Recorded runs live in
 benchmarks/validation/hosts/<host>-regimes.json with the calibration measured beside them (this VM's speed drifts
@@ -94,6 +95,11 @@ def main(argv=None) -> int:
     ap.add_argument("--host", help="the recorded host's preset name (default: this host's)")
     ap.add_argument("--regimes", nargs="*", help="only these regimes")
     ap.add_argument("--markdown", type=Path, help="write the table into this Markdown file's regimes part")
+    ap.add_argument(
+        "--refit",
+        action="store_true",
+        help="fit the recording's machine again from its calibration measurements (after the fit gained a figure)",
+    )
     args = ap.parse_args(argv)
     from lsmsim.validation import regimes
 
@@ -104,6 +110,11 @@ def main(argv=None) -> int:
         print(f"{path}: no recorded db_bench runs; run with --record", file=sys.stderr)
         return 2
     recorded = json.loads(path.read_text())
+    if args.refit:  # derived from the recorded measurements, which stay as db_bench gave them
+        from lsmsim.atomic import atomic_write
+
+        recorded["machine"], recorded["sync_latency_s"] = regimes.calibrated_machine(recorded["calibration"])
+        atomic_write(path, lambda p: Path(p).write_text(json.dumps(recorded, indent=1)))
     t0 = time.perf_counter()
     table = regimes.compare_all(recorded, args.regimes)
     wall = time.perf_counter() - t0

@@ -79,6 +79,14 @@ class CpuCostConfig(Section):
         description="The same with lsm.manual_wal_flush (records buffered, one write() per 1 MiB). None: "
         "0.4 x wal_append (db_bench 7.8.3 fillrandom on the Xeon host, median of 14 interleaved rounds).",
     )
+    wal_sync_cpu: Duration = Field(
+        0.0,
+        description="A synced write's time beyond its unsynced write and the sync (lsm.wal_sync): after "
+        "DBImpl::WriteToWAL's fdatasync the thread appends and inserts with cold caches. `lsmsim calibrate` measures "
+        "it as fillrandom --sync=1's seconds per write less rocksdb.wal.file.sync.micros' mean and the unsynced "
+        "write: 6.2 us on the Xeon host (PerfContext: +2.5 us in write_wal_time beside the sync, +1.8 us in "
+        "write_memtable_time). 0: not measured.",
+    )
     flush_per_entry: Duration = Field(units.parse_duration("0.5437us"), description="A flush, per entry.")
     flush_per_byte: Duration = Field(units.parse_duration("0.001302us"), description="A flush, per byte written.")
     merge_per_entry: Duration = Field(units.parse_duration("0.6883us"), description="A compaction, per input entry.")

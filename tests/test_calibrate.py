@@ -180,6 +180,30 @@ def test_sync_latency_is_the_median_of_the_runs_means():
     assert sync_latency([]) == 0.0
 
 
+def test_a_synced_writes_cpu_is_what_its_sync_and_the_unsynced_write_leave():
+    """machine.cpu.wal_sync_cpu: per synced write, less its run's mean sync and the unsynced write; median of runs."""
+    from lsmsim.validation.calibrate import fit_sync_cpu
+
+    sync = [
+        {"syncs": 100, "sync_micros": 7000, "per_write_s": 85e-6},  # 15 us beside the sync
+        {"syncs": 100, "sync_micros": 8000, "per_write_s": 90e-6},  # 10 us
+        {"syncs": 100, "sync_micros": 7000, "per_write_s": 82e-6},  # 12 us
+    ]
+    assert fit_sync_cpu(sync, 5e-6) == pytest.approx(7e-6)
+    assert fit_sync_cpu(sync, 20e-6) == 0.0 and fit_sync_cpu([], 5e-6) == 0.0
+
+
+def test_a_synced_write_pays_its_cold_caches():
+    """lsm.wal_sync adds machine.cpu.wal_sync_cpu to a write's CPU (lsm/costs.py wal_cpu), and only then."""
+    from lsmsim.config import CpuCostConfig, LsmConfig
+    from lsmsim.lsm.costs import wal_cpu
+
+    cpu = CpuCostConfig(wal_append="2us", wal_sync_cpu="6us")
+    assert wal_cpu(cpu, LsmConfig(wal_sync=True)) == pytest.approx(8e-6)
+    assert wal_cpu(cpu, LsmConfig()) == pytest.approx(2e-6)
+    assert wal_cpu(cpu, LsmConfig(wal_sync=True, wal=False)) == 0.0
+
+
 def test_the_mixed_speed_up_is_the_median_of_the_runs():
     from lsmsim.validation.contention import mixed_speed_up
 

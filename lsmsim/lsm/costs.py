@@ -95,9 +95,11 @@ def wal_cpu(cpu, lsm) -> float:
     WritableFileWriter's buffer (1 MiB) and the call is paid once per buffer: cpu.wal_append_buffered."""
     if not lsm.wal:
         return 0.0
+    synced = cpu.wal_sync_cpu if lsm.wal_sync else 0.0  # the write's cold-cache time after its group's sync
     if not lsm.manual_wal_flush:
-        return cpu.wal_append
-    return cpu.wal_append_buffered if cpu.wal_append_buffered is not None else BUFFERED_WAL_SHARE * cpu.wal_append
+        return cpu.wal_append + synced
+    buffered = cpu.wal_append_buffered if cpu.wal_append_buffered is not None else BUFFERED_WAL_SHARE * cpu.wal_append
+    return buffered + synced
 
 
 def build_costs(

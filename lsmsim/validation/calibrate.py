@@ -349,9 +349,18 @@ def dirty_writeback(vm: Path = Path("/proc/sys/vm")) -> dict:
     return out
 
 
+def fit_sync_cpu(sync: list[dict], unsynced_write: float) -> float:
+    """machine.cpu.wal_sync_cpu: a synced write's seconds (fillrandom --sync=1) less its WAL sync (the run's mean
+    rocksdb.wal.file.sync.micros), median over the runs, less the unsynced write's (insert and WAL append)."""
+    rest = [r["per_write_s"] - r["sync_micros"] / r["syncs"] * 1e-6 for r in sync if r.get("syncs")]
+    return max(0.0, float(np.median(rest)) - unsynced_write) if rest else 0.0
+
+
 def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
     """The preset (a dict) and its YAML text with a comment on where each figure comes from."""
     w = fit_writes(m.writes)
+    if m.sync:
+        w["wal_sync_cpu"] = fit_sync_cpu(m.sync, w["memtable_insert"] + w["wal_append"])
     search, mt_entries = fit_memtable(m.memtable) if m.memtable else (0.0, 0.0)
     # the measured insert includes its skiplist walk in the calibration's 4 MiB memtables (costs.build_costs)
     n_cal = 4 * 2**20 / (16 + 100 + MEMTABLE_ENTRY_OVERHEAD)
@@ -390,6 +399,8 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
         " wal_append: fillrandom with the WAL, less memtable_insert;"
         " wal_append_buffered: the same with --manual_wal_flush",
         "# - write_serial: fillrandom (with the WAL) from 2 threads: median seconds per write of all threads",
+        "# - wal_sync_cpu (when the WAL sync was measured): fillrandom --sync=1's seconds per write less its WAL sync"
+        " (median of the repeats) and the unsynced write (memtable_insert before its walk, and wal_append)",
         "# - cpu_spread (when measured): the lognormal whose P99 / mean is DB::Write's in fillrandom with the WAL"
         " (rocksdb.db.write.micros), median of the repeats",
         f"# - merge_per_entry, merge_per_byte, merge_per_block: non-negative least squares over {w['_compactions']}"
