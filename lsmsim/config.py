@@ -98,27 +98,27 @@ class CpuCostConfig(Section):
     )
     get_base: Duration = Field(units.parse_duration("0us"), description="A Get, whether or not it finds its key.")
     get_found: Duration = Field(
-        units.parse_duration("6.647us"),
+        units.parse_duration("3.593us"),
         description="More for a Get that finds its key (GetContext, pinning the value).",
     )
     scan_base: Duration = Field(
         units.parse_duration("0us"),
         description="A range scan's fixed cost: NewIterator (one child per run) and the Seek's setup.",
     )
-    filter_probe: Duration = Field(units.parse_duration("0.2136us"), description="One bloom-filter probe.")
+    filter_probe: Duration = Field(units.parse_duration("0.5275us"), description="One bloom-filter probe.")
     index_search: Duration = Field(
-        units.parse_duration("1.829us"),
+        units.parse_duration("4.679us"),
         description="Positioning in one run: the index block's binary search and the data block's seek.",
     )
     block_decode: Duration = Field(
         units.parse_duration("0us"), description="Parsing a data block beyond the first one a seek positions in."
     )
     next_entry: Duration = Field(
-        units.parse_duration("0.1336us"),
-        description="One Next of the merging iterator, per heap level (log2 runs + 1).",
+        units.parse_duration("0.2207us"),
+        description="One Next of the merging iterator, per heap level (log2 of the runs the scan visits + 1).",
     )
     block_read: Duration = Field(
-        units.parse_duration("0.6823us"),
+        units.parse_duration("1.062us"),
         description="A block-cache miss: the read call (page cache or device), copy and checksum.",
     )
 

@@ -202,7 +202,9 @@ def build_costs(
             + cpu.scan_base
             + probe
             + float(visit.sum()) * (cpu.index_search + cpu.block_decode)
-            + k * cpu.next_entry * max(1.0, np.log2(max(n, 1)) + 1)
+            # the merging iterator's heap holds a child per run the scan visits (MergingIterator): with a range
+            # filter or a full index, the runs that hold none of its keys are not in it (EcoTune §4.1)
+            + k * cpu.next_entry * max(1.0, np.log2(max(float(visit.sum()), 1.0)) + 1)
         )
         cpu_s += float(np.maximum(0.0, b - visit).sum()) * cpu.block_decode
         return cpu_s, b

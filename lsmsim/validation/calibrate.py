@@ -301,10 +301,7 @@ def read_features(cpu: dict, memory: int) -> dict[str, dict[str, dict[str, float
 
     def per_op(label: str, read: dict[str, float]) -> dict[str, float]:
         c = case(label)
-        config = copy.deepcopy(c.config)
-        # each read invocation is a new db_bench process: the reopened DB flushes its recovered WAL into L0, which
-        # starts an L0 -> L1 compaction, so the reads see L1 and L2 (lsmsim/validation/matrix.py KNOWN_GAPS)
-        config["workload"]["phases"][0]["flush"] = True
+        config = copy.deepcopy(c.config)  # its fill ends with the reopened DB's flush (matrix._read_case)
         sets = [f"machine.memory={memory}", "machine.preset=default", "machine.cores=2", "sim.max_time=10000h"]
         sets += [f"machine.cpu.{k}={v}" for k, v in {**cpu, **read}.items()]
         s = run(load_config(config, sets), progress=False).summary

@@ -124,6 +124,9 @@ def _read_case(name: str, about: str, flags: list[str], lsm: dict, reads: int, d
             "keys": {"distribution": "uniform"},
             "measure": False,
             "wait_for_compactions": True,  # db_bench's waitforcompaction
+            # each read invocation is a new db_bench process: the reopened DB flushes the WAL it recovers into a 4th
+            # L0 file, which starts an L0 -> L1 compaction, so the reads see L1 and L2 where the fill left 3 L0 files
+            "flush": True,
         },
         {"name": "readrandom", "operations": reads, "mix": {"get": found, "get_empty": 1 - found}},
         {"name": "readmissing", "operations": reads, "mix": {"get_empty": 1.0}},
@@ -366,16 +369,6 @@ KNOWN_GAPS = {
     "machine.cpu.merge_per_block moved the compactions' timing, +26% after, against db_bench's own spread of 26%)",
     ("leveled-4m", "w_amp"): "the same, stronger at 4M writes (RocksDB ends with 10 L0 files and L1 3x its target)",
     ("leveled-4m", "bytes_written_L2"): "the same",
-    # cause found by experiment (issue 34): each read invocation is a new db_bench process; the reopened DB flushes
-    # the WAL it recovers into a 4th L0 file, which starts an L0 -> L1 compaction during readrandom, so RocksDB's
-    # Seeks see 2 runs (L1, L2) where lsmsim's fill leaves 5 (3 L0 files). Ending the fill phase with `flush: true`
-    # gives lsmsim db_bench's tree and closes all three, but the EPYC preset's read constants were fitted on the
-    # 5-run tree and must be refitted with it (done and measured: get_found 3.59, filter_probe 0.53, index_search
-    # 4.68 us; readrandom on buffered-8mib then +28% against a 54% spread), which moves EcoTune Fig. 3's and the
-    # design space's Fig. 5 and 7 orderings: left for the figures to be re-checked with it
-    ("direct-8mib", "us_per_op_seek0"): "with direct reads RocksDB Seeks 2 runs, lsmsim 5: see above",
-    ("direct-8mib", "us_per_op_seek10"): "the same",
-    ("direct-8mib", "us_per_op_seek100"): "the same",
 }
 
 
