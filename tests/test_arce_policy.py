@@ -136,7 +136,9 @@ def test_elastic_lsm_adapts_and_keeps_its_invariants():
     compaction workers."""
     phases = [_phase("B", 60_000, 0.01, 0.98, 0.01), _phase("A", 20_000, 0.98, 0.01, 0.01)]
     for workers in (1, 2):
-        sim, res = _sim(_cfg(phases), "sim.check_invariants=true", f"machine.threads.compaction={workers}")
+        # B runs about 1.4 simulated seconds: samples every 0.1 s, not one at 1 s, give the phase's mean
+        over = ("sim.check_invariants=true", f"machine.threads.compaction={workers}", "sim.sample_interval=0.1s")
+        sim, res = _sim(_cfg(phases), *over)
         ts = res.timeseries
         b, a = ts[ts.phase == "B"], ts[ts.phase == "A"]
         assert b.sorted_runs.mean() > 2 * a.tail(len(a) // 2).sorted_runs.mean()
