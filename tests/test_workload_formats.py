@@ -83,6 +83,7 @@ def test_ycsb_mixes_scans_and_read_modify_writes():
     assert lsmsim.load_config({"workload": w}).workload.phases[1].scan_length == 50  # round(50.5), the mean length
     w, _ = ycsb_workload(parse_properties("scanproportion=1\nreadproportion=0\nscanlengthdistribution=zipfian"))
     assert w["phases"][1]["scan_lengths"] == {"distribution": "zipfian", "min": 1, "max": 1000}
+    assert "scan_lengths" not in ycsb_workload(parse_properties("readproportion=1"))[0]["phases"][1]  # no scans
     assert load["keys"]["distribution"] == "sequential" and run["keys"]["distribution"] == "latest"
     assert run["writers"]["threads"] == 4
 
@@ -96,6 +97,7 @@ def test_ycsb_properties_lsmsim_does_not_model(tmp_path):
         ("insertorder=random", "insertorder"),
         ("scanlengthdistribution=latest", "scanlengthdistribution"),
         ("minscanlength=10\nmaxscanlength=5", "minscanlength"),
+        ("scanproportion=0.5\nmaxscanlength=100000000", "maxscanlength"),
         ("readproportion=0\nupdateproportion=0", "sum to 0"),
     ):
         with pytest.raises(ConfigError, match=where):

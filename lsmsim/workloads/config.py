@@ -155,8 +155,9 @@ class ScanLengthsConfig(Section):
     min: int = Field(1, ge=0, description="uniform and zipfian: the shortest length (YCSB minscanlength).")
     max: int = Field(
         ge=1,
+        le=2**22,
         description="uniform and zipfian: the longest length (YCSB maxscanlength); pareto: the modulus "
-        "(db_bench --mix_max_scan_len).",
+        "(db_bench --mix_max_scan_len). At most 4,194,304: the distribution is tabulated per length.",
     )
     theta: float = Field(0.0, description="pareto: location (db_bench --iter_theta).")
     k: float = Field(0.0, description="pareto: shape (db_bench --iter_k).")

@@ -125,6 +125,8 @@ def ycsb_workload(props: dict[str, str], source: str = "<ycsb>") -> tuple[dict, 
     scan_dist = p["scanlengthdistribution"]
     if scan_dist not in ("uniform", "zipfian"):  # CoreWorkload throws: "not allowed for scan length"
         raise ConfigError(source, [("scanlengthdistribution", f"{scan_dist!r}: YCSB allows uniform or zipfian")])
+    if scan > 0 and max_scan > 2**22:  # phase.scan_lengths tabulates every length
+        raise ConfigError(source, [("maxscanlength", f"{max_scan}: lsmsim takes at most {2**22:,}")])
     if not 1 <= min_scan <= max_scan:
         raise ConfigError(
             source, [("minscanlength", f"{min_scan} with maxscanlength {max_scan}: need 1 <= min <= max")]
@@ -139,8 +141,9 @@ def ycsb_workload(props: dict[str, str], source: str = "<ycsb>") -> tuple[dict, 
         "mix": {k: v for k, v in mix.items() if v > 0},
         "keys": {"distribution": DISTRIBUTIONS[dist]},
         "writers": {"threads": threads},
-        "scan_lengths": {"distribution": scan_dist, "min": min_scan, "max": max_scan},
     }
+    if scan > 0:
+        run["scan_lengths"] = {"distribution": scan_dist, "min": min_scan, "max": max_scan}
     workload = {
         "num": records,
         "key_size": KEY_BYTES,
