@@ -42,10 +42,9 @@ def pmf(distribution: str, lo: int, hi: int, theta: float = 0.0, k: float = 0.0,
         counts = np.bincount(ranks, minlength=items)
         return np.arange(lo, hi + 1, dtype=np.int64), counts / counts.sum()
     if distribution == "pareto":
-        from .mixgraph import _pareto
+        from .mixgraph import _ceiled
 
-        x = np.ceil(np.minimum(_pareto(_u(), theta, k, sigma), 2.0**62))
-        lengths = np.mod(x, max(1, hi)).astype(np.int64)
+        lengths = np.mod(_ceiled(None, None, theta, k, sigma), max(1, hi)).astype(np.int64)
         counts = np.bincount(lengths, minlength=max(1, hi))
         keep = counts > 0
         return np.flatnonzero(keep).astype(np.int64), counts[keep] / counts.sum()
