@@ -53,8 +53,9 @@ def to_markdown(table, recorded: dict) -> str:
         f"**{int(judged['ok'].sum())} of {len(judged)} judged figures within budget.**",
         "",
         "The calibration beside the runs also measured readrandomwriterandom 50/50 from 2 threads at "
-        f"{mixed_speed_up(recorded['calibration'].get('interference', [])):.2f}x one thread, which lsmsim does not "
-        "model (docs/design.md, 'Readers beside writers').",
+        f"{mixed_speed_up(recorded['calibration'].get('interference', [])):.2f}x one thread, to which it fitted the "
+        f"writes' spin in the write thread (machine.cpu.write_wait = {recorded['machine']['cpu'].get('write_wait')};"
+        " docs/design.md, 'Writers spin for each other's write groups').",
         "",
     ]
     about = {r.name: r.about for r in REGIMES}

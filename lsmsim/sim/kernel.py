@@ -45,6 +45,7 @@ from .foreground import (
     op_latencies,
     read_latency_fixed_point,
     serialize_writes,
+    spin_fixed_point,
 )
 from .jobs import Job, job_flow
 from .limits import LimitReached
@@ -52,7 +53,6 @@ from .oplevel import OpDriver
 from .phases import PhaseCursor
 from .rate_limiter import limit_background
 from .recorder import Recorder
-from .sharing import solve
 from .versions import ObsoleteFiles
 from .view import SimView
 from .wal import WalWriteback
@@ -266,7 +266,7 @@ class Simulation:
                     + g.sync_transfer
                     + g.shares.get("write", 0.0) * (self.wc.write_delay + g.wal_sync)
                 )
-            util, converged, _ = solve(flows, m.cores, m.context_switch_overhead, reserved_cores=m.reserved_cores)
+            util, converged, _ = spin_fixed_point(flows, groups, m)  # the sharing, with writes' spins settled
             # bytes/s flushes, compactions and the WAL write: their programs delay reads on the drive
             self.write_bps = sum(f.rate * j.write_bytes for j, f in zip(self.jobs, flows))
             if writeback is not None:

@@ -19,9 +19,9 @@ Every run is db_bench with --statistics and no compression, on this host, one th
    there, as db_bench's reopen flushes the recovered WAL (lsmsim/validation/matrix.py KNOWN_GAPS). Last,
    readrandom with full memtables against flushed ones gives memtable_search (`measure_memtable`).
 4. The disk: fillrandom with --sync=1 gives the WAL's sync latency (`measure_sync`), which is the disk's
-   (device.sync_latency): noted in the preset, not in it. The regimes' recordings (validation/regimes.py) also
-   measure readrandomwriterandom 50/50 from 2 threads against 1 (`measure_interference`), which lsmsim does not
-   model (docs/design.md): noted in the preset when measured.
+   (device.sync_latency): noted in the preset, not in it. readrandomwriterandom 50/50 from 2 threads against 1
+   (`measure_interference`) gives write_wait, the writes' spin for each other's write groups in the write thread
+   (contention.fit_write_wait runs lsmsim on the same invocations).
 
 The preset is named after the host (`preset_files.host_preset_name`: CPU model, cores, memory) and carries
 `host:` (CPU model, cores, date), so that a config without `machine.preset` takes it on a host like this one.
@@ -47,7 +47,7 @@ from scipy.optimize import nnls
 
 from ..config import LsmConfig
 from ..preset_files import PRESET_ROOT, host_facts, host_preset_name
-from .contention import measure_sync, mixed_speed_up, sync_latency
+from .contention import fit_write_wait, measure_interference, measure_sync, mixed_speed_up, sync_latency
 from .dbbench import DbBenchRun, run_db_bench
 from .matrix import COMMON, case, real_figures
 
@@ -412,10 +412,15 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
         f" buffered-8mib read benchmarks (mean of {repeat} db_bench runs) on lsmsim's per-op counts; residuals:",
         *[f"#     {k}: {targets[k.split('/')[0]][k.split('/')[1]]:.2f} us, fit {v:+.1%}" for k, v in resid.items()],
     ]
-    if m.interference:  # measured for docs/validation.md: what lsmsim does not model (docs/design.md)
+    if m.interference:  # the writes' spin in the write thread (foreground.write_thread_spin)
+        machine = {
+            "preset": "default",
+            **{k: preset[k] for k in ("cores", "memory", "cpu", "cpu_spread") if k in preset},
+        }
+        cpu["write_wait"] = round(fit_write_wait(m.interference, machine), 3)
         notes.append(
-            f"# readrandomwriterandom 50/50 from 2 threads ran {mixed_speed_up(m.interference):.2f}x one thread (lsmsim"
-            " does not model what slows it: docs/design.md, 'Readers beside writers')"
+            f"# - write_wait: readrandomwriterandom 50/50 from 2 threads ran {mixed_speed_up(m.interference):.2f}x one"
+            " thread (median of the repeats); lsmsim runs as much with this spin (contention.fit_write_wait)"
         )
     if m.sync:  # a property of this host's disk, not of its CPU: for the device section, not this preset
         notes.append(
@@ -438,6 +443,7 @@ def measure(num: int = 1_000_000, repeat: int = 2) -> Measurements:
     m.reads = measure_reads(repeat)
     m.memtable = measure_memtable(repeat)
     m.sync = measure_sync(repeat)
+    m.interference = measure_interference(repeat)
     m.seconds = time.perf_counter() - t0
     return m
 

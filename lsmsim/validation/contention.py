@@ -1,10 +1,12 @@
 """What calibrate and the regimes' recordings measure of writers beside each other: the WAL's sync, which a write group
 waits for (lsm.wal_sync, device.sync_latency), and readrandomwriterandom 50/50's speed-up from 1 to 2 threads, which
-lsmsim does not model (docs/design.md, "Readers beside writers"). db_bench is Debian's rocksdb-tools 7.8.3, on the
+the writes' spin for each other's write groups sets (machine.cpu.write_wait, `fit_write_wait`; docs/design.md,
+"Writers spin for each other's write groups"). db_bench is Debian's rocksdb-tools 7.8.3, on the
 validation matrix's shape (lsmsim/validation/matrix.py COMMON)."""
 
 from __future__ import annotations
 
+import math
 import shutil
 import sys
 import tempfile
@@ -82,10 +84,69 @@ def measure_interference(repeat: int) -> list[dict]:
     return out
 
 
+def found_after(mix: dict, written: float, num: int) -> None:
+    """Split a db_bench invocation's Gets (`mix`, in place) into found and not: the invocation alone does not know
+    the keys written before it (by earlier processes on the DB), so a Get finds its key with the chance that the
+    `written` writes (uniform over `num` keys, with replacement) wrote it."""
+    found = 1.0 - math.exp(-written / num)
+    reads = mix.pop("get", 0.0) + mix.pop("get_empty", 0.0)
+    mix.update(get=reads * found, get_empty=reads * (1.0 - found))
+
+
+MIXED_PHASE = "readrandomwriterandom-1"  # `_mixed_config`'s measured phase
+
+
+def _mixed_config(threads: int, machine: dict) -> dict:
+    """lsmsim's config of `_mixed_invocations`' fill and its readrandomwriterandom from `threads` threads (measured),
+    on the calibrated `machine` section; the fill ends with the flush of the WAL the next process recovers."""
+    from ..formats.dbbench_args import dbbench_config
+
+    fill, one, two = _mixed_invocations()
+    phases = []
+    for k, args in enumerate((fill, one if threads == 1 else two)):
+        cfg, _ = dbbench_config(" ".join(args))
+        for p in cfg["workload"]["phases"]:
+            if k == 1:
+                found_after(p["mix"], NUM, NUM)
+            phases.append({**p, "name": f"{p['name']}-{k}", "measure": k == 1})
+        phases[-1]["flush"] = k == 0
+    cfg["workload"]["phases"] = phases
+    cfg.update(name=f"calibrate-mixed-{threads}t", seed=1, machine=machine)
+    cfg["device"] = {"preset": "local-fio", "ftl": {"enabled": False}}
+    cfg.setdefault("sim", {})["drain"] = False
+    return cfg
+
+
+def fit_write_wait(runs: list[dict], machine: dict, lo: float = 0.0, hi: float = 4.0) -> float:
+    """machine.cpu.write_wait (foreground.write_thread_spin) at which lsmsim's readrandomwriterandom 50/50 from 2
+    threads runs `mixed_speed_up(runs)` x its 1 thread, on the calibrated `machine` (bisection: more spin, less
+    speed-up). 0.5, the spin of holds that keep their core, when not measured or when the write thread is not
+    (write_serial 0)."""
+    from ..api import run
+
+    target = mixed_speed_up(runs)
+    if target <= 0 or not machine.get("cpu", {}).get("write_serial"):
+        return 0.5
+
+    def speed_up(k: float) -> float:
+        m = {**machine, "cpu": {**machine["cpu"], "write_wait": k}}
+        ops = [run(_mixed_config(t, m), progress=False).summary[f"phase_{MIXED_PHASE}_ops_per_s"] for t in (1, 2)]
+        return ops[1] / ops[0]
+
+    if speed_up(hi) >= target:
+        return hi
+    if speed_up(lo) <= target:
+        return lo
+    while hi - lo > 0.05:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if speed_up(mid) > target else (lo, mid)
+    return round(0.5 * (lo + hi), 3)
+
+
 def mixed_speed_up(runs: list[dict]) -> float:
     """readrandomwriterandom 50/50's speed-up from 1 to 2 threads, the median over runs (0 when not measured)."""
     ups = [r["ops_per_s_2"] / r["ops_per_s_1"] for r in runs if r.get("ops_per_s_1")]
     return float(np.median(ups)) if ups else 0.0
 
 
-__all__ = ["measure_interference", "measure_sync", "mixed_speed_up", "sync_latency"]
+__all__ = ["fit_write_wait", "found_after", "measure_interference", "measure_sync", "mixed_speed_up", "sync_latency"]

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import copy
 import datetime
-import math
 import shutil
 import statistics
 import sys
@@ -242,6 +241,7 @@ def sim_config(r: Regime, machine: dict | None = None, sync_latency: float = 0.0
     """lsmsim's config of the regime: its invocations as phases, the last measured. `machine` and `sync_latency`: a
     recording's calibrated machine section and WAL sync seconds (`calibrated_machine`)."""
     from ..formats.dbbench_args import dbbench_config
+    from .contention import found_after
 
     cfg, _ = dbbench_config(" ".join(r.invocations[-1]))
     phases, written = [], 0.0
@@ -250,11 +250,7 @@ def sim_config(r: Regime, machine: dict | None = None, sync_latency: float = 0.0
         for p in c["workload"]["phases"]:
             mix = p["mix"]
             if written > 0 and ("get" in mix or "get_empty" in mix):
-                # this invocation alone does not know the keys written before it: a Get finds its key with the chance
-                # that the earlier writes (uniform, with replacement) wrote it
-                found = 1.0 - math.exp(-written / NUM)
-                reads = mix.pop("get", 0.0) + mix.pop("get_empty", 0.0)
-                mix.update(get=reads * found, get_empty=reads * (1.0 - found))
+                found_after(mix, written, NUM)
             last = k == len(r.invocations) - 1
             phases.append({**p, "name": p["name"] if last else f"{p['name']}-{k}", "measure": last})
         if k < len(r.invocations) - 1:
@@ -342,7 +338,8 @@ def budget_of(metric: str, real: dict[str, float], spread: dict[str, float]) -> 
 # (strict xfail), so that one that comes within budget is noticed.
 _WAIT = (
     "a write that finds another thread's write in RocksDB's write thread waits for it (WriteThread::AwaitState: spin, "
-    "yield, futex); lsmsim queues writes behind the write thread only when its cap binds (foreground.serialize_writes)"
+    "yield, futex); lsmsim's spin for it (foreground.write_thread_spin) is the residual of a group whose holder keeps "
+    "its core, fitted to the mean: not the rare waits behind a holder that lost its core for a scheduler slice"
 )
 _WINDOW = (
     "at 90/10 the 5 s window holds one or two compactions into L1 and L2: one more or less moves the W-Amp by a third "
