@@ -381,7 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Measure this host's CPU costs of RocksDB's work with Debian's db_bench (rocksdb-tools): "
         "the write path with and without the WAL, flushes, compactions at several block sizes and the read path "
         "(gets, misses, seeks with 0/10/100 Next at two cache sizes), and write a machine preset named after the "
-        "host's CPU model, cores and memory. Configs without machine.preset then run on it on this host. About 3 "
+        "host's CPU model, cores and memory. Configs without machine.preset then run on it on this host. About 4 "
         "minutes on a 2-core VM.",
         epilog=_EPILOG,
     )

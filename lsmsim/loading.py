@@ -136,7 +136,7 @@ def machine_preset(asked: str | None, source: str) -> str | None:
     if name is None:
         _notice(
             f"no machine preset for this host ({host}): the CPU costs are the built-in ones, measured on another "
-            f"host; `lsmsim calibrate` measures this one in about 3 minutes (writes {host_preset_name(facts)})"
+            f"host; `lsmsim calibrate` measures this one in about 4 minutes (writes {host_preset_name(facts)})"
         )
         return None
     _notice(f"machine preset {name} (calibrated on this host, {host})")

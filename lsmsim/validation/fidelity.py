@@ -188,6 +188,7 @@ def sim_config(option_set: str, workload: str, writes_before: float = 0.0) -> di
     """The lsmsim config of an option set's sequence up to `workload` (earlier workloads unmeasured).
     `writes_before`: the keys the mixed phase wrote (lsmsim's own figure), for a later Get's chance to find its key."""
     from ..formats.dbbench_args import dbbench_config
+    from .contention import found_after
 
     order = list(WORKLOADS)
     cfg, _ = dbbench_config(" ".join(dbbench_args(option_set, "write")))
@@ -202,11 +203,8 @@ def sim_config(option_set: str, workload: str, writes_before: float = 0.0) -> di
     # each invocation alone does not know the keys written before it: a Get finds its key with the chance that the
     # fill (NUM uniform writes with replacement) and, before read_heavy, the mixed phase's writes wrote it
     for p, w in zip(phases, order):
-        if w == "write":
-            continue
-        found = 1.0 - math.exp(-(1.0 + (writes_before if w == "read_heavy" else 0.0) / NUM))
-        reads = p["mix"].pop("get", 0.0) + p["mix"].pop("get_empty", 0.0)
-        p["mix"].update(get=reads * found, get_empty=reads * (1.0 - found))
+        if w != "write":
+            found_after(p["mix"], NUM + (writes_before if w == "read_heavy" else 0.0), NUM)
     cfg["workload"]["phases"] = phases
     cfg["name"] = f"fidelity-{option_set}-{workload}"
     cfg["seed"] = 1
