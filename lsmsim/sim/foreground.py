@@ -50,9 +50,7 @@ class Group:
     wal_sync: float = 0.0  # seconds a write waits for its write group's WAL sync (lsm.wal_sync)
     serial_cap: float = math.inf  # ops/s the write thread allows the group (serialize_writes)
     commit_wait: float = 0.0  # mean wait of a write for the groups ahead of it in the write thread
-    write_spin: float = (
-        0.0  # CPU seconds a write spins for other threads' groups in the write thread (write_thread_spin)
-    )
+    write_spin: float = 0.0  # CPU seconds a write spins for other threads' write groups (write_thread_spin)
     spin_chance: float = 0.0  # the chance that a write finds another thread's group in the write thread
     spin_latency: float = 0.0  # a write's mean time spinning, stretched as its CPU is (op_latencies)
     # long scans of varying length (phase.scan_lengths): lengths over their mean, as a few points (fluid) and in full
@@ -179,7 +177,8 @@ def serialize_writes(groups: list[Group], t_write: float) -> None:
 
 def write_thread_spin(groups: list[Group], t_write: float, factor: float) -> bool:
     """Set each closed-loop writing group's CPU per write spent waiting for other threads' write groups, from the
-    flows' solved rates; return whether it moved (so the solver runs again: `spin_fixed_point`).
+    flows' solved rates; return whether it moved (so the solver runs again: `spin_fixed_point`). Open-loop groups
+    are left out, as `serialize_writes` leaves them out.
 
     A write that finds another thread's group in RocksDB's write thread waits for it in WriteThread::AwaitState
     (db/write_thread.cc): 200 pause spins, then sched_yield for up to max_yield_usec (100 us) until three yields
