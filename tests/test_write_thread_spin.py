@@ -74,3 +74,5 @@ def test_calibrate_fits_the_spin_that_gives_the_measured_speed_up():
     runs = [{"ops_per_s_1": ops[0], "ops_per_s_2": ops[1]}]
     assert fit_write_wait(runs, machine) == pytest.approx(1.2, abs=0.05)
     assert fit_write_wait([], machine) == 0.5  # not measured: holds that keep their core
+    no_thread = {**machine, "cpu": {**machine["cpu"], "write_serial": "0us"}}
+    assert fit_write_wait(runs, no_thread) == 0.5  # no write thread to spin for

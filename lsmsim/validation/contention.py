@@ -126,9 +126,11 @@ def fit_write_wait(runs: list[dict], machine: dict, lo: float = 0.0, hi: float =
     speed-up). 0.5, the spin of holds that keep their core, when not measured or when the write thread is not
     (write_serial 0)."""
     from ..api import run
+    from ..units import parse_duration
 
     target = mixed_speed_up(runs)
-    if target <= 0 or not machine.get("cpu", {}).get("write_serial"):
+    serial = machine.get("cpu", {}).get("write_serial", 0)
+    if target <= 0 or parse_duration(serial) <= 0:
         return 0.5
 
     def ops(threads: int, k: float) -> float:
