@@ -137,13 +137,13 @@ def test_recorded_runs_are_complete(path):
 NOISE = (
     "db_bench's own repeats do not agree on this ranking well enough for the goal: the goal is above the attainable "
     "Spearman against their mean (fidelity.attainable), and lsmsim ranks at least as well as one repeat ranks "
-    "another. The VM alternates between a fast and a slow state (the same fillrandom ran at 139K-249K ops/s), so "
+    "another. The VM alternates between a fast and a slow state (the same fillrandom ran at 130K-231K ops/s), so "
     "three runs' mean still ranks mostly noise; more repeats, or a host that holds its speed, would tell"
 )
 DRIFT = (
     "the VM's speed between the calibration and the recording: lsmsim runs the preset `lsmsim calibrate` measured "
     "right after the recording (fillrandom 1M at 4.8-5.6 us per write; the one before it 4.4-5.5), where the "
-    "recording's base fillrandom 500K ran 6.2-7.4 us and six such runs ten minutes later 6.9-7.7: every set alike "
+    "recording's base fillrandom 500K ran 6.2-7.7 us and six such runs eight minutes later 6.9-7.7: every set alike "
     "(lsmsim/db_bench within 1.02-1.51 for write throughput), which moves the median error, not the ranking"
 )
 KNOWN_SHORTFALLS: dict[tuple[str, str, str], str] = {
