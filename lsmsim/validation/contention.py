@@ -6,7 +6,6 @@ validation matrix's shape (lsmsim/validation/matrix.py COMMON)."""
 
 from __future__ import annotations
 
-import math
 import shutil
 import sys
 import tempfile
@@ -87,37 +86,16 @@ def measure_interference(repeat: int) -> list[dict]:
     return out
 
 
-def found_after(mix: dict, written: float, num: int) -> None:
-    """Split a db_bench invocation's Gets (`mix`, in place) into found and not: the invocation alone does not know
-    the keys written before it (by earlier processes on the DB), so a Get finds its key with the chance that the
-    `written` writes (uniform over `num` keys, with replacement) wrote it."""
-    found = 1.0 - math.exp(-written / num)
-    reads = mix.pop("get", 0.0) + mix.pop("get_empty", 0.0)
-    mix.update(get=reads * found, get_empty=reads * (1.0 - found))
-
-
-MIXED_PHASE = "readrandomwriterandom-1"  # `_mixed_config`'s measured phase
+MIXED_PHASE = "readrandomwriterandom"  # `_mixed_config`'s measured phase
 
 
 def _mixed_config(threads: int, machine: dict) -> dict:
     """lsmsim's config of `_mixed_invocations`' fill and its readrandomwriterandom from `threads` threads (measured),
-    on the calibrated `machine` section; the fill ends with the flush of the WAL the next process recovers."""
-    from ..formats.dbbench_args import dbbench_config
+    on the calibrated `machine` section."""
+    from .sequence import sequence_config
 
     fill, one, two = _mixed_invocations()
-    phases = []
-    for k, args in enumerate((fill, one if threads == 1 else two)):
-        cfg, _ = dbbench_config(" ".join(args))
-        for p in cfg["workload"]["phases"]:
-            if k == 1:
-                found_after(p["mix"], NUM, NUM)
-            phases.append({**p, "name": f"{p['name']}-{k}", "measure": k == 1})
-        phases[-1]["flush"] = k == 0
-    cfg["workload"]["phases"] = phases
-    cfg.update(name=f"calibrate-mixed-{threads}t", seed=1, machine=machine)
-    cfg["device"] = {"preset": "local-fio", "ftl": {"enabled": False}}
-    cfg.setdefault("sim", {})["drain"] = False
-    return cfg
+    return sequence_config((fill, one if threads == 1 else two), f"calibrate-mixed-{threads}t", NUM, machine)
 
 
 def fit_write_wait(runs: list[dict], machine: dict, lo: float = 0.0, hi: float = 4.0) -> float:
@@ -158,4 +136,4 @@ def mixed_speed_up(runs: list[dict]) -> float:
     return float(np.median(ups)) if ups else 0.0
 
 
-__all__ = ["fit_write_wait", "found_after", "measure_interference", "measure_sync", "mixed_speed_up", "sync_latency"]
+__all__ = ["fit_write_wait", "measure_interference", "measure_sync", "mixed_speed_up", "sync_latency"]

@@ -188,7 +188,7 @@ def sim_config(option_set: str, workload: str, writes_before: float = 0.0) -> di
     """The lsmsim config of an option set's sequence up to `workload` (earlier workloads unmeasured).
     `writes_before`: the keys the mixed phase wrote (lsmsim's own figure), for a later Get's chance to find its key."""
     from ..formats.dbbench_args import dbbench_config
-    from .contention import found_after
+    from .sequence import found_after
 
     order = list(WORKLOADS)
     cfg, _ = dbbench_config(" ".join(dbbench_args(option_set, "write")))

@@ -21,7 +21,6 @@ benchmarks/validation/hosts/<host>-regimes.json, one file per host.
 
 from __future__ import annotations
 
-import copy
 import datetime
 import shutil
 import statistics
@@ -238,39 +237,12 @@ def real_figures(runs: list[dict]) -> tuple[dict[str, float], dict[str, float]]:
 
 # ------------------------------------------------------------------ the simulated side
 def sim_config(r: Regime, machine: dict | None = None, sync_latency: float = 0.0) -> dict:
-    """lsmsim's config of the regime: its invocations as phases, the last measured. `machine` and `sync_latency`: a
-    recording's calibrated machine section and WAL sync seconds (`calibrated_machine`)."""
-    from ..formats.dbbench_args import dbbench_config
-    from .contention import found_after
+    """lsmsim's config of the regime: its invocations as phases, the last measured (`sequence.sequence_config`).
+    `machine` and `sync_latency`: a recording's calibrated machine section and WAL sync seconds
+    (`calibrated_machine`)."""
+    from .sequence import sequence_config
 
-    cfg, _ = dbbench_config(" ".join(r.invocations[-1]))
-    phases, written = [], 0.0
-    for k, args in enumerate(r.invocations):
-        c, _ = dbbench_config(" ".join(args))
-        for p in c["workload"]["phases"]:
-            mix = p["mix"]
-            if written > 0 and ("get" in mix or "get_empty" in mix):
-                found_after(mix, written, NUM)
-            last = k == len(r.invocations) - 1
-            phases.append({**p, "name": p["name"] if last else f"{p['name']}-{k}", "measure": last})
-        if k < len(r.invocations) - 1:
-            phases[-1]["flush"] = True  # the next db_bench process reopens the DB: its recovered WAL is flushed
-            written += _writes(args)
-    cfg["workload"]["phases"] = phases
-    cfg["name"] = f"regime-{r.name}"
-    cfg["seed"] = 1
-    cfg["device"] = {"preset": "local-fio", "ftl": {"enabled": False}}
-    cfg.setdefault("sim", {})["drain"] = False  # db_bench's figures are taken when the benchmark ends
-    if machine is not None:
-        cfg["machine"] = {**cfg.get("machine", {}), **copy.deepcopy(machine)}
-    if sync_latency:
-        cfg["device"]["sync_latency"] = f"{sync_latency * 1e6:.3f}us"
-    return cfg
-
-
-def _writes(args) -> float:
-    flags = dict(a.lstrip("-").split("=", 1) for a in args if "=" in a)
-    return float(flags.get("num", NUM)) * float(flags.get("threads", 1)) if "fillrandom" in flags["benchmarks"] else 0.0
+    return sequence_config(r.invocations, f"regime-{r.name}", NUM, machine, sync_latency)
 
 
 def calibrated_machine(calibration: dict) -> tuple[dict, float]:
