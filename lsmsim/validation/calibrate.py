@@ -13,10 +13,9 @@ Every run is db_bench with --statistics and no compression, on this host, one th
    CompMergeCPU(sec) against the entries and bytes flushed.
 3. The read path: one fillrandom 1M + waitforcompaction per repeat, then the validation matrix's read benchmarks
    (lsmsim/validation/matrix.py, cases cache-1gib and buffered-8mib: readrandom, readmissing, seekrandom with 0,
-   10 and 100 Next) on it. lsmsim runs the same cases once per read constant (that constant 1 ms, the others
-   1 us) to count what each constant multiplies, per operation and averaged over each phase as the block cache
-   warms; non-negative least squares on the relative errors gives the constants. lsmsim's fill ends with a flush
-   there, as db_bench's reopen flushes the recovered WAL (lsmsim/validation/matrix.py KNOWN_GAPS). Last,
+   10 and 100 Next) on it. lsmsim runs the same cases; non-negative least squares of the relative errors, by
+   Gauss-Newton from the built-in costs' read constants, gives the constants (`read_fit`: lsmsim's fill ends with
+   the flush db_bench's reopen makes of the recovered WAL, whose compaction overlaps the first reads). Last,
    readrandom with full memtables against flushed ones gives memtable_search (`measure_memtable`).
 4. The disk: fillrandom with --sync=1 gives the WAL's sync latency (`measure_sync`), which is the disk's
    (device.sync_latency): noted in the preset, not in it. readrandomwriterandom 50/50 from 2 threads against 1
@@ -29,7 +28,6 @@ The preset is named after the host (`preset_files.host_preset_name`: CPU model, 
 
 from __future__ import annotations
 
-import copy
 import datetime
 import json
 import math
@@ -46,17 +44,15 @@ import yaml
 from scipy.optimize import nnls
 
 from ..config import LsmConfig
+from ..cpu_config import CpuCostConfig
 from ..preset_files import PRESET_ROOT, host_facts, host_preset_name
 from .contention import fit_write_wait, measure_interference, measure_sync, mixed_speed_up, sync_latency
 from .dbbench import DbBenchRun, run_db_bench
-from .matrix import COMMON, case, real_figures
+from .matrix import COMMON, case
+from .read_fit import READ_CASES, READ_CONSTANTS, fit_read_path, read_targets
 
 MEMTABLE_ENTRY_OVERHEAD = LsmConfig.model_fields["memtable_entry_overhead"].default
 BLOCK_SIZES = (1024, 16384, 65536)  # besides db_bench's default 4096: per-block compaction CPU (merge_per_block)
-READ_CASES = ("cache-1gib", "buffered-8mib")
-# scan_base stays 0: every case the fit sees has the same runs (L0 files + L1 + L2), so a seek's fixed cost and its
-# per-run cost (index_search: RocksDB's NewIterator builds one child iterator per run) cannot be told apart
-READ_CONSTANTS = ("get_base", "get_found", "filter_probe", "index_search", "block_decode", "next_entry", "block_read")
 
 
 @dataclass
@@ -282,58 +278,6 @@ def fit_memtable(runs: list[dict]) -> tuple[float, float]:
     return (max(0.0, full - empty) / math.log2(entries) if entries > 1 else 0.0), entries
 
 
-def read_targets(reads: dict[str, list[list[dict]]]) -> dict[str, dict[str, float]]:
-    """Mean us/op of every read benchmark, per case."""
-    out = {}
-    for label, reps in reads.items():
-        runs = [[DbBenchRun.from_dict(d) for d in rep] for rep in reps]
-        real = real_figures(case(label), runs)
-        out[label] = {k.removeprefix("us_per_op_"): v for k, v in real.items() if k.startswith("us_per_op_")}
-    return out
-
-
-def read_features(cpu: dict, memory: int) -> dict[str, dict[str, dict[str, float]]]:
-    """Per read case and phase, what each read constant multiplies in lsmsim, averaged over the phase as lsmsim
-    runs it (block caches warming included): the phase's seconds per operation with that constant set to 1 ms
-    and the other read constants to 1 us, less the same with all of them 1 us."""
-    from ..api import run
-    from ..loading import load_config
-
-    def per_op(label: str, read: dict[str, float]) -> dict[str, float]:
-        c = case(label)
-        config = copy.deepcopy(c.config)  # its fill ends with the reopened DB's flush (matrix._read_case)
-        sets = [f"machine.memory={memory}", "machine.preset=default", "machine.cores=2", "sim.max_time=10000h"]
-        sets += [f"machine.cpu.{k}={v}" for k, v in {**cpu, **read}.items()]
-        s = run(load_config(config, sets), progress=False).summary
-        return {phase: 1.0 / s[f"phase_{phase}_ops_per_s"] for phase in c.reads.values()}
-
-    out: dict[str, dict[str, dict[str, float]]] = {}
-    for label in READ_CASES:
-        small = dict.fromkeys(READ_CONSTANTS, 1e-6)  # not 0: an operation must take time
-        base = per_op(label, small)
-        feats: dict[str, dict[str, float]] = {phase: {} for phase in base}
-        for const in READ_CONSTANTS:
-            t = per_op(label, {**small, const: 1e-3})
-            for phase in base:
-                feats[phase][const] = (t[phase] - base[phase]) / (1e-3 - 1e-6)
-        out[label] = feats
-    return out
-
-
-def fit_reads(measured: dict, features: dict) -> tuple[dict, dict]:
-    """The read constants (seconds) and each target's relative residual."""
-    rows, targets, names = [], [], []
-    for label, per_phase in measured.items():
-        for phase, us in per_phase.items():
-            rows.append([features[label][phase][c] for c in READ_CONSTANTS])
-            targets.append(us * 1e-6)
-            names.append(f"{label}/{phase}")
-    a, b = np.array(rows), np.array(targets)
-    x, _ = nnls(a / b[:, None], np.ones_like(b))  # relative errors: a 1 us get weighs as much as a 60 us scan
-    resid = {n: float((f - t) / t) for n, f, t in zip(names, a @ x, b)}
-    return {k: float(v) for k, v in zip(READ_CONSTANTS, x)}, resid
-
-
 def dirty_writeback(vm: Path = Path("/proc/sys/vm")) -> dict:
     """This host's page-cache writeback (machine.dirty_expire, machine.dirty_writeback: sim/wal.py) from Linux's
     vm.dirty_expire_centisecs and vm.dirty_writeback_centisecs; empty where they cannot be read."""
@@ -366,7 +310,8 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
     w["memtable_search"] = search
     write_cpu = {k: v for k, v in w.items() if not k.startswith("_")}
     targets = read_targets(m.reads)
-    r, resid = fit_reads(targets, read_features(write_cpu, m.host["memory"]))
+    start = {c: float(getattr(CpuCostConfig(), c)) for c in READ_CONSTANTS}  # the built-in costs' split
+    r, resid = fit_read_path(targets, write_cpu, m.host["memory"], start)
     cpu = {k: f"{v * 1e6:.4g}us" for k, v in {**write_cpu, **r, "scan_base": 0.0}.items()}
     host = f"{m.host['cpu']} x {m.host['cores']}"
     preset = {
@@ -408,8 +353,8 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
         f" ({walk * 1e6:.3f} us)",
         f"# - flush_*: least squares of the L0 row's CompMergeCPU(sec) against entries and bytes flushed"
         f" ({w['_flush_runs']} runs)",
-        "# - get_base .. block_read: non-negative least squares (relative errors) of the matrix's cache-1gib and"
-        f" buffered-8mib read benchmarks (mean of {repeat} db_bench runs) on lsmsim's per-op counts; residuals:",
+        "# - get_base .. block_read: non-negative least squares (relative errors, Gauss-Newton: read_fit.py) of the"
+        f" matrix's cache-1gib and buffered-8mib read benchmarks (mean of {repeat} db_bench runs); lsmsim's errors:",
         *[f"#     {k}: {targets[k.split('/')[0]][k.split('/')[1]]:.2f} us, fit {v:+.1%}" for k, v in resid.items()],
     ]
     if m.interference:  # the writes' spin in the write thread (foreground.write_thread_spin)
@@ -478,7 +423,6 @@ def calibrate(
 __all__ = [
     "Measurements",
     "calibrate",
-    "fit_reads",
     "fit_spread",
     "fit_writes",
     "measure",
