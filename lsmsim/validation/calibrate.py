@@ -18,9 +18,10 @@ Every run is db_bench with --statistics and no compression, on this host, one th
    the flush db_bench's reopen makes of the recovered WAL, whose compaction overlaps the first reads). Last,
    readrandom with full memtables against flushed ones gives memtable_search (`measure_memtable`).
 4. The disk: fillrandom with --sync=1 gives the WAL's sync latency (`measure_sync`), which is the disk's
-   (device.sync_latency): noted in the preset, not in it. readrandomwriterandom 50/50 from 2 threads against 1
-   (`measure_interference`) gives write_wait, the writes' spin for each other's write groups in the write thread
-   (contention.fit_write_wait runs lsmsim on the same invocations).
+   (device.sync_latency): noted in the preset, not in it, as is the compactions' wait beyond their CPU per byte
+   they write (device.sync_bandwidth, from the LOG of section 2's runs). readrandomwriterandom 50/50 from 2
+   threads against 1 (`measure_interference`) gives write_wait, the writes' spin for each other's write groups in
+   the write thread (contention.fit_write_wait runs lsmsim on the same invocations).
 
 The preset is named after the host (`preset_files.host_preset_name`: CPU model, cores, memory) and carries
 `host:` (CPU model, cores, date), so that a config without `machine.preset` takes it on a host like this one.
@@ -366,6 +367,14 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
         notes.append(
             f"# - write_wait: readrandomwriterandom 50/50 from 2 threads ran {mixed_speed_up(m.interference):.2f}x one"
             " thread (median of the repeats); lsmsim runs as much with this spin (contention.fit_write_wait)"
+        )
+    waited = sum(c["micros"] - c["cpu_micros"] for r in m.writes for c in r.get("compactions", []))
+    if waited > 0:  # the disk's too: what a compaction thread waits in fsync per byte (device.sync_bandwidth)
+        written = sum(c["bytes"] for r in m.writes for c in r.get("compactions", []))
+        notes.append(
+            f"# Compactions' file syncs on this host's disk (LOG compaction_finished: output bytes over wall less CPU"
+            f" micros): {written / (waited * 1e-6) / 2**20:.0f} MiB/s; a device of this host takes it as"
+            " `device.sync_bandwidth`"
         )
     if m.sync:  # a property of this host's disk, not of its CPU: for the device section, not this preset
         notes.append(
