@@ -153,6 +153,37 @@ def test_the_committed_preset_is_the_fit_of_its_recorded_runs(tmp_path):
     assert fitted["cpu"] == committed["cpu"]
     assert fitted["host"] == committed["host"] == {**{k: XEON[k] for k in ("cpu", "cores")}, "date": "2026-11-26"}
     assert json.loads(RECORDED.read_text())["host"]["cpu"] == XEON["cpu"]
+    # and the host's disk beside it (host_disk.py): the device preset of the same name
+    disk = yaml.safe_load((tmp_path / "preset-device.yaml").read_text())
+    assert disk == yaml.safe_load((PRESET_ROOT / "devices" / "intel-xeon-processor-2vcpu-24g.yaml").read_text())
+
+
+def test_the_host_disk_is_local_fio_with_the_syncs_measured_here(tmp_path):
+    """host_disk.py: the compactions' output bytes over their wall less CPU time, and the WAL's sync, on local-fio's
+    drive; a valid device preset, which fidelity takes for a machine preset of the same name."""
+    from lsmsim.validation.host_disk import compaction_sync_bandwidth, device_path, device_preset_text, host_device
+
+    writes = [
+        {"compactions": [{"micros": 30_000, "cpu_micros": 20_000, "bytes": 4 << 20}]},
+        {"compactions": [{"micros": 50_000, "cpu_micros": 40_000, "bytes": 2 << 20}]},
+        {"kind": "fillseq"},
+    ]
+    assert compaction_sync_bandwidth(writes) == pytest.approx((6 << 20) / 0.020)  # 300 MiB/s
+    assert compaction_sync_bandwidth([{"compactions": []}]) is None
+    text = device_preset_text("Some CPU x 2", compaction_sync_bandwidth(writes), 80e-6)
+    disk = yaml.safe_load(text)
+    assert disk["sync_bandwidth"] == "300MiB/s" and disk["sync_latency"] == "80.0us"
+    (tmp_path / "d.yaml").write_text(text)
+    from tests.conftest import small_config
+
+    cfg = load_config({**small_config(), "device": yaml.safe_load(text)})
+    assert cfg.device.sync_bandwidth == pytest.approx(300 * 2**20) and cfg.device.sync_latency == pytest.approx(80e-6)
+    local = load_config({**small_config(), "device": {"preset": "local-fio"}})
+    assert cfg.device.read.latency == local.device.read.latency
+    assert device_path(PRESET_ROOT / "machines" / "h.yaml") == PRESET_ROOT / "devices" / "h.yaml"
+    assert device_path(tmp_path / "p.yaml") == tmp_path / "p-device.yaml"
+    assert host_device("intel-xeon-processor-2vcpu-24g") == "intel-xeon-processor-2vcpu-24g"
+    assert host_device("epyc-2vcpu-24g") == host_device(None) == "local-fio"
 
 
 def test_calibrate_without_db_bench_or_with_a_bad_file_says_so(tmp_path, monkeypatch, capsys):

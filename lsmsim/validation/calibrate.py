@@ -18,8 +18,9 @@ Every run is db_bench with --statistics and no compression, on this host, one th
    the flush db_bench's reopen makes of the recovered WAL, whose compaction overlaps the first reads). Last,
    readrandom with full memtables against flushed ones gives memtable_search (`measure_memtable`).
 4. The disk: fillrandom with --sync=1 gives the WAL's sync latency (`measure_sync`), which is the disk's
-   (device.sync_latency): noted in the preset, not in it, as is the compactions' wait beyond their CPU per byte
-   they write (device.sync_bandwidth, from the LOG of section 2's runs). readrandomwriterandom 50/50 from 2
+   (device.sync_latency), and the compactions' wait beyond their CPU per byte they write gives its sync bandwidth
+   (device.sync_bandwidth, from the LOG of section 2's runs): both go to a device preset of the host's name
+   (host_disk.py), not to the machine preset. readrandomwriterandom 50/50 from 2
    threads against 1 (`measure_interference`) gives write_wait, the writes' spin for each other's write groups in
    the write thread (contention.fit_write_wait runs lsmsim on the same invocations).
 
@@ -49,6 +50,7 @@ from ..cpu_config import CpuCostConfig
 from ..preset_files import PRESET_ROOT, host_facts, host_preset_name
 from .contention import fit_write_wait, measure_interference, measure_sync, mixed_speed_up, sync_latency
 from .dbbench import DbBenchRun, run_db_bench
+from .host_disk import compaction_sync_bandwidth, device_path, device_preset_text
 from .matrix import COMMON, case
 from .read_fit import READ_CASES, READ_CONSTANTS, fit_read_path, read_targets
 
@@ -368,18 +370,17 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
             f"# - write_wait: readrandomwriterandom 50/50 from 2 threads ran {mixed_speed_up(m.interference):.2f}x one"
             " thread (median of the repeats); lsmsim runs as much with this spin (contention.fit_write_wait)"
         )
-    waited = sum(c["micros"] - c["cpu_micros"] for r in m.writes for c in r.get("compactions", []))
-    if waited > 0:  # the disk's too: what a compaction thread waits in fsync per byte (device.sync_bandwidth)
-        written = sum(c["bytes"] for r in m.writes for c in r.get("compactions", []))
+    # the disk's figures are not the CPU's: they go to the device preset beside this one (host_disk.py)
+    bw = compaction_sync_bandwidth(m.writes)
+    if bw:
         notes.append(
             f"# Compactions' file syncs on this host's disk (LOG compaction_finished: output bytes over wall less CPU"
-            f" micros): {written / (waited * 1e-6) / 2**20:.0f} MiB/s; a device of this host takes it as"
-            " `device.sync_bandwidth`"
+            f" micros): {bw / 2**20:.0f} MiB/s: device.sync_bandwidth of the device preset of the same name"
         )
-    if m.sync:  # a property of this host's disk, not of its CPU: for the device section, not this preset
+    if m.sync:
         notes.append(
             f"# WAL sync on this host's disk (fillrandom --sync=1, rocksdb.wal.file.sync.micros): "
-            f"{sync_latency(m.sync) * 1e6:.1f} us; a device of this host takes it as `device.sync_latency`"
+            f"{sync_latency(m.sync) * 1e6:.1f} us: device.sync_latency of the device preset of the same name"
         )
     return preset, "\n".join(notes) + "\n" + yaml.safe_dump(preset, sort_keys=False, width=110)
 
@@ -426,6 +427,11 @@ def calibrate(
     preset, text = preset_text(m, num, repeat)
     out = output or PRESET_ROOT / "machines" / f"{host_preset_name(m.host)}.yaml"
     atomic_write(out, lambda p: Path(p).write_text(text))
+    bw, sync = compaction_sync_bandwidth(m.writes), sync_latency(m.sync) if m.sync else None
+    if bw or sync:  # this host's disk: local-fio's drive with the syncs measured here
+        disk = device_preset_text(f"{m.host['cpu']} x {m.host['cores']}", bw, sync)
+        atomic_write(device_path(out), lambda p: Path(p).write_text(disk))
+        _say(f"this host's disk: device preset {device_path(out).stem} ({device_path(out)})")
     return out
 
 

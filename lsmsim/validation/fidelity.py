@@ -184,9 +184,10 @@ def record(path: Path, repeat: int = 3, sets: list[str] | None = None, progress:
 
 
 # ------------------------------------------------------------------ the simulated side
-def sim_config(option_set: str, workload: str, writes_before: float = 0.0) -> dict:
-    """The lsmsim config of an option set's sequence up to `workload` (earlier workloads unmeasured).
-    `writes_before`: the keys the mixed phase wrote (lsmsim's own figure), for a later Get's chance to find its key."""
+def sim_config(option_set: str, workload: str, writes_before: float = 0.0, device: str = "local-fio") -> dict:
+    """The lsmsim config of an option set's sequence up to `workload` (earlier workloads unmeasured), on device preset
+    `device`. `writes_before`: the keys the mixed phase wrote (lsmsim's own figure), for a later Get's chance to find
+    its key."""
     from ..formats.dbbench_args import dbbench_config
     from .sequence import found_after
 
@@ -208,7 +209,7 @@ def sim_config(option_set: str, workload: str, writes_before: float = 0.0) -> di
     cfg["workload"]["phases"] = phases
     cfg["name"] = f"fidelity-{option_set}-{workload}"
     cfg["seed"] = 1
-    cfg["device"] = {"preset": "local-fio", "ftl": {"enabled": False}}
+    cfg["device"] = {"preset": device, "ftl": {"enabled": False}}
     cfg.setdefault("sim", {})["drain"] = False  # db_bench's figures are taken when the benchmark ends
     return cfg
 
@@ -220,13 +221,15 @@ def sim_metrics(option_set: str, machine: str | None = None) -> dict[str, dict[s
 
     from ..api import run
     from ..loading import load_config
+    from .host_disk import host_device
 
     sets = [f"machine.preset={machine}"] if machine else []
+    device = host_device(machine)  # the host's disk (its syncs), when calibrate measured it
     out: dict[str, dict[str, float]] = {}
     prev_stall = 0.0
     writes_before = 0.0
     for w in WORKLOADS:
-        r = run(load_config(sim_config(option_set, w, writes_before), sets), progress=False)
+        r = run(load_config(sim_config(option_set, w, writes_before, device), sets), progress=False)
         s = r.summary
         t0 = s["sim_time_s"] - s["measured_time_s"]
         jobs = r.compactions
@@ -398,6 +401,8 @@ def missed(scores) -> dict[tuple[str, str, str], float]:
 
 def markdown(recorded: dict, fid: Fidelity, machine: str | None) -> str:
     """The scores and the per-set table as Markdown (docs/validation.md's decision-fidelity section)."""
+    from .host_disk import host_device
+
     host = recorded["host"]
     scores = fid.scores()
     out = [
@@ -414,7 +419,8 @@ def markdown(recorded: dict, fid: Fidelity, machine: str | None) -> str:
         f"db_bench: {recorded['db_bench']} on {host['cpu']} x {host['cores']} (recorded {host['date']}), "
         f"{len(recorded['runs'])} option sets x {len(WORKLOADS)} workloads x "
         f"{min(len(v) for v in recorded['runs'].values())} runs, {recorded['num']:,} keys, mixed workloads "
-        f"{recorded['duration_s']} s; lsmsim on the machine preset `{machine}`.",
+        f"{recorded['duration_s']} s; lsmsim on the machine preset `{machine}` and the device preset "
+        f"`{host_device(machine)}`.",
         "",
         "| workload | metric | sets | Spearman | db_bench vs itself | attainable | median error | p90 error | "
         "db_bench's best | lsmsim's best | agrees |",
