@@ -381,8 +381,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Measure this host's CPU costs of RocksDB's work with Debian's db_bench (rocksdb-tools): "
         "the write path with and without the WAL, flushes, compactions at several block sizes and the read path "
         "(gets, misses, seeks with 0/10/100 Next at two cache sizes), and write a machine preset named after the "
-        "host's CPU model, cores and memory. Configs without machine.preset then run on it on this host. About 4 "
-        "minutes on a 2-core VM.",
+        "host's CPU model, cores and memory. Configs without machine.preset then run on it on this host. Beside it, "
+        "a device preset of the same name: this host's disk syncs (the WAL's sync latency, the compactions' sync "
+        "bandwidth) on local-fio's drive. About 4 minutes on a 2-core VM.",
         epilog=_EPILOG,
     )
     ca.add_argument("--num", type=int, default=1_000_000, help="writes per fill benchmark (default 1,000,000)")
@@ -392,7 +393,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--output",
         type=Path,
         metavar="FILE",
-        help="the preset file (default lsmsim/presets/machines/<host>.yaml)",
+        help="the preset file (default lsmsim/presets/machines/<host>.yaml; the device preset goes to "
+        "../devices/ beside a folder named machines, else to FILE's name with -device)",
     )
     ca.add_argument(
         "--measurements",
