@@ -13,6 +13,7 @@ import pytest
 import lsmsim
 from lsmsim.validation.dbbench import DbBenchRun
 from lsmsim.validation.matrix import CASES, KNOWN_GAPS, compare, real_figures, real_spread, sim_config, sim_figures
+from tests.budgets import judge
 
 REFERENCE = Path(__file__).resolve().parents[1] / "benchmarks" / "validation" / "dbbench.json"
 
@@ -33,17 +34,7 @@ def test_case_within_budget(case, reference):
     real = real_figures(case, runs)
     sim = sim_figures(case, lsmsim.run(lsmsim.load_config(sim_config(case, real)), progress=False))
     table = compare(case, real, sim, real_spread(case, runs))
-    judged = table[table["ok"].notna()]
-    assert len(judged) > 0
-    over = judged[~judged["ok"].astype(bool)]
-    unknown = over[over["known_gap"] == ""]
-    assert unknown.empty, "\n" + unknown.to_string(index=False)
-    # a known gap that closed must leave KNOWN_GAPS (and the closing note must say so)
-    closed = [m for (name, m) in KNOWN_GAPS if name == case.name and m not in set(over["metric"])]
-    assert not closed, f"within budget now, remove from KNOWN_GAPS: {closed}"
-    gaps = [m for (name, m) in KNOWN_GAPS if name == case.name]
-    if gaps:
-        pytest.xfail(f"known gaps still over budget: {', '.join(gaps)} (lsmsim/validation/matrix.py KNOWN_GAPS)")
+    judge(table, case.name, KNOWN_GAPS, "lsmsim/validation/matrix.py KNOWN_GAPS")
 
 
 HOST_RECORDS = sorted((REFERENCE.parent / "hosts").glob("*-matrix.json"))
@@ -70,16 +61,7 @@ def test_case_within_budget_on_another_hosts_records(path, case):
     real = real_figures(case, runs)
     sim = sim_figures(case, lsmsim.run(lsmsim.load_config(sim_config(case, real, preset)), progress=False))
     gaps = HOST_GAPS.get(preset, {})
-    table = compare(case, real, sim, real_spread(case, runs), gaps)
-    judged = table[table["ok"].notna()]
-    over = judged[~judged["ok"].astype(bool)]
-    unknown = over[over["known_gap"] == ""]
-    assert unknown.empty, "\n" + unknown.to_string(index=False)
-    closed = [m for (name, m) in gaps if name == case.name and m not in set(over["metric"])]
-    assert not closed, f"within budget now, remove from HOST_GAPS[{preset!r}]: {closed}"
-    mine = [m for (name, m) in gaps if name == case.name]
-    if mine:
-        pytest.xfail(f"known gaps still over budget: {', '.join(mine)} (lsmsim/validation/matrix.py HOST_GAPS)")
+    judge(compare(case, real, sim, real_spread(case, runs), gaps), case.name, gaps, f"matrix.py HOST_GAPS[{preset!r}]")
 
 
 def test_docs_parts_keep_each_other():

@@ -19,6 +19,7 @@ from lsmsim.validation.regimes import (
     sim_config,
     sim_figures,
 )
+from tests.budgets import judge
 
 HOSTS = Path(__file__).resolve().parents[1] / "benchmarks" / "validation" / "hosts"
 RECORDS = sorted(HOSTS.glob("*-regimes.json"))
@@ -42,16 +43,7 @@ def test_regime_within_budget(regime, recorded):
     real, spread = real_figures(runs)
     cfg = sim_config(regime, recorded["machine"], recorded["sync_latency_s"])
     table = compare(regime, real, spread, sim_figures(regime, lsmsim.run(lsmsim.load_config(cfg), progress=False)))
-    judged = table[table["ok"].notna()]
-    assert len(judged) > 0
-    over = judged[~judged["ok"].astype(bool)]
-    unknown = over[over["known_gap"] == ""]
-    assert unknown.empty, "\n" + unknown.to_string(index=False)
-    closed = [m for (name, m) in KNOWN_GAPS if name == regime.name and m not in set(over["metric"])]
-    assert not closed, f"within budget now, remove from KNOWN_GAPS: {closed}"
-    gaps = [m for (name, m) in KNOWN_GAPS if name == regime.name]
-    if gaps:
-        pytest.xfail(f"known gaps still over budget: {', '.join(gaps)} (lsmsim/validation/regimes.py KNOWN_GAPS)")
+    judge(table, regime.name, KNOWN_GAPS, "lsmsim/validation/regimes.py KNOWN_GAPS")
 
 
 def test_the_recorded_figures_are_what_db_bench_reported(recorded):
