@@ -393,8 +393,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--output",
         type=Path,
         metavar="FILE",
-        help="the preset file (default lsmsim/presets/machines/<host>.yaml; the device preset goes to "
-        "../devices/ beside a folder named machines, else to FILE's name with -device)",
+        help="the preset file (default lsmsim/presets/machines/<host>.yaml; the disk's: ../devices/ or FILE-device)",
     )
     ca.add_argument(
         "--measurements",
