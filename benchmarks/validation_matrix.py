@@ -100,7 +100,7 @@ def to_markdown(table: pd.DataFrame, reference: dict, speed: pd.DataFrame, path:
         ]
         judged = table[table["ok"].notna()]
         lines += [f"**{int(judged['ok'].sum())} of {len(judged)} judged figures within budget.**", ""]
-        return "\n".join(lines + _tables(table, "###"))
+        return "\n".join(lines + _tables(table, "###") + _wall(speed, "###", reference))
     lines = [
         "# Validation matrix: lsmsim against db_bench",
         "",
@@ -118,17 +118,26 @@ def to_markdown(table: pd.DataFrame, reference: dict, speed: pd.DataFrame, path:
     judged = table[table["ok"].notna()]
     lines += [f"**{int(judged['ok'].sum())} of {len(judged)} judged figures within budget.**", ""]
     lines += _tables(table, "##")
-    lines += [
-        "## Wall time",
+    lines += _wall(speed, "##", reference)
+    return "\n".join(lines)
+
+
+def _wall(speed: pd.DataFrame, heading: str, reference: dict) -> list[str]:
+    from lsmsim.preset_files import host_facts
+
+    here, there = host_facts()["cpu"], reference.get("machine", {}).get("cpu", "")
+    same = "the same host" if here == there else f"not the same host ({there} against {here}): not a speed ratio"
+    return [
+        f"{heading} Wall time",
         "",
-        "db_bench: the recorded runs' mean (every invocation of the case); lsmsim: one run in this process.",
+        "db_bench: the recorded runs' mean (every invocation of the case); lsmsim: one run in this process, on "
+        f"{here}; {same}.",
         "",
         "| case | db_bench s | lsmsim s | db_bench / lsmsim |",
         "|---|---:|---:|---:|",
         *[f"| {r.case} | {r.db_bench_s:.1f} | {r.lsmsim_s:.2f} | {r.speedup:.1f}x |" for r in speed.itertuples()],
         "",
     ]
-    return "\n".join(lines)
 
 
 def _tables(table: pd.DataFrame, heading: str) -> list[str]:
@@ -143,7 +152,8 @@ def _tables(table: pd.DataFrame, heading: str) -> list[str]:
         for _, r in t.iterrows():
             budget = "" if r["budget"] is None or pd.isna(r["budget"]) else f"{r['budget']:.0%}"
             ok = "" if r["ok"] is None or pd.isna(r["ok"]) else ("ok" if r["ok"] else "**over**")
-            real, sim = _fmt(r["db_bench"]), _fmt(r["lsmsim"])
+            unit = "/s" if r["metric"] == "sync_bandwidth" else ""
+            real, sim = _fmt(r["db_bench"]) + unit, _fmt(r["lsmsim"]) + unit
             spread = "" if pd.isna(r["spread"]) else f"{r['spread']:.0%}"
             err = f"{r['rel_err']:+.1%}"
             lines.append(f"| {r['metric']} | {real} | {spread} | {sim} | {err} | {budget} | {ok} | {r['known_gap']} |")
