@@ -29,6 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from .dbbench import DbBenchRun, run_db_bench
+from .host_disk import compaction_sync_bandwidth
 
 COMMON = [
     "--key_size=16",
@@ -298,9 +299,9 @@ def _real_once(c: Case, invocations: list[DbBenchRun]) -> dict[str, float]:
         out["compactions"] = float(len(r.compactions))
         out["trivial_moves"] = float(len(r.trivial_moves))
         out["duration_s"] = next(iter(r.seconds.values()))
-        waited = sum(j["micros"] - j["cpu_micros"] for j in r.compactions) * 1e-6
-        if waited > 0:
-            out["sync_bandwidth"] = sum(j["bytes"] for j in r.compactions) / waited
+        bw = compaction_sync_bandwidth([{"compactions": r.compactions}])  # the disk behind the records
+        if bw:
+            out["sync_bandwidth"] = bw
         return out
     seen: dict[str, int] = {}
     if c.device_from_db_bench:
