@@ -165,6 +165,8 @@ def test_sweeps_expand_at_every_scale(name, scale):
         buffer = 2 * 2**20 if scale == "paper" else 256 * 2**10  # see base.yaml: trees over buffers
         assert (c.workload.key_size, c.workload.value_size, c.lsm.write_buffer_size) == (24, 1000, buffer)
         assert (c.machine.threads.flush, c.machine.threads.compaction, c.machine.cores) == (1, 1, 24)
+        # the paper's 75 GiB cgroup for its 40M-key preload, scaled with the keys (base.yaml)
+        assert c.machine.memory == 75 * 2**30 * num // 40_000_000
         assert c.lsm.bloom_bits_per_key == 10
         if c.policy.name == "arce":
             assert c.policy.stats_operations == per_report
