@@ -66,6 +66,13 @@ class MachineConfig(Section):
         "block-cache misses unless lsm.use_direct_reads. None: no page cache (every miss reads the device).",
     )
     cpu: CpuCostConfig = CpuCostConfig()
+    cpu_speed: float = Field(
+        1.0,
+        gt=0,
+        description="This machine's CPU speed against the host `cpu` was measured on: every `cpu` time is divided "
+        "by it (a validated config holds the divided times and 1 here). One measured ratio describes a paper's "
+        "machine (EcoTune's Table 2: experiments/ecotune/base.yaml).",
+    )
     dirty_expire: Duration = Field(
         30.0,
         description="Linux's vm.dirty_expire_centisecs / 100: the flusher writes back a file's dirty pages once they "
@@ -118,6 +125,20 @@ class MachineConfig(Section):
         ["flush", "compaction_l0", "compaction", "foreground"],
         description="Device priority classes, highest first; max-min fairness within a class.",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _cpu_speed(cls, data):
+        """Divide the `cpu` times by `cpu_speed` once, so that a dumped config reloads to the same costs."""
+        speed = data.get("cpu_speed") if isinstance(data, dict) else None
+        if not isinstance(speed, int | float) or isinstance(speed, bool) or speed <= 0 or speed == 1:
+            return data  # absent, 1, or invalid: the field's own validation reports the last
+        try:
+            cpu = CpuCostConfig.model_validate(data.get("cpu") or {})
+        except ValueError:
+            return data  # the cpu section's own errors are reported at their paths
+        times = {k: v / speed for k, v in cpu.model_dump().items() if k != "write_wait" and v is not None}
+        return {**data, "cpu": {**cpu.model_dump(), **times}, "cpu_speed": 1.0}
 
     @model_validator(mode="after")
     def _all_classes(self):

@@ -56,6 +56,23 @@ def test_ecotune_beats_the_baselines_on_optane(quick):
         assert g.queries_per_s.iloc[0] > g.queries_per_s.iloc[-1]
 
 
+def test_table2_write_latency_as_the_paper_measured_it(quick):
+    """EcoTune's Table 2 on the paper's machine (experiments/ecotune/base.yaml: one client thread, 2 reserved
+    cores, cpu_speed fitted to the Optane cells' mean): every Optane cell's mean and P99 near the paper's, and
+    the premise the table supports: neither the policy nor the cores for compactions move the writes (no
+    stalls, the same rate). The paper's NVMe cells are 0.5 us slower than its Optane ones; lsmsim's are not
+    (its WAL goes to the page cache and the write waits for no device), a gap the closing note of issue 35 names."""
+    df = pd.read_csv(quick[0] / "figures" / "ecotune-table2.csv")
+    assert len(df) == 18 and set(df.device) == {"optane", "nvme"} and set(df.cores) == {4, 8, 16}
+    opt = df[df.device == "optane"]
+    assert opt.mean_us.mean() == pytest.approx(opt.paper_mean_us.mean(), rel=0.03)
+    assert ((opt.mean_us / opt.paper_mean_us - 1).abs() < 0.08).all(), opt
+    assert ((opt.p99_us / opt.paper_p99_us - 1).abs() < 0.15).all(), opt
+    assert (df.write_stall_s == 0).all() and (df.write_mb_per_s > 88).all(), df
+    for _, g in df.groupby(["device", "policy"]):
+        assert g.mean_us.max() / g.mean_us.min() < 1.02 and g.write_mb_per_s.max() / g.write_mb_per_s.min() < 1.02
+
+
 def test_table9_carries_the_paper_numbers(quick):
     df = pd.read_csv(quick[0] / "figures" / "ecotune-table9.csv")
     assert set(df.device) == {"optane", "nvme"} and len(df) == 8

@@ -88,3 +88,30 @@ def test_machine_preset_and_the_old_lsm_cpu_section():
     assert old.machine.cpu.memtable_insert == pytest.approx(9e-6)  # lsm.cpu (before issue 13) moves to machine.cpu
     with pytest.raises(ConfigError, match="machine.preset.*available: epyc-2vcpu-24g"):
         load_config({"machine": {"preset": "nope"}, "workload": {"preset": "fillrandom"}})
+
+
+def test_cpu_speed_divides_every_cpu_time_once():
+    """machine.cpu_speed (a paper's machine from one measured ratio): the preset's and the config's own cpu
+    times run that much faster, write_wait (a ratio, not a time) stays, and a dumped config reloads to the
+    same costs rather than dividing again."""
+    base = load_config(
+        {"machine": {"preset": "default", "cpu": {"get_found": "4us"}}, "workload": {"preset": "fillrandom"}}
+    )
+    fast = load_config(
+        {
+            "machine": {"preset": "default", "cpu_speed": 2.5, "cpu": {"get_found": "4us"}},
+            "workload": {"preset": "fillrandom"},
+        }
+    )
+    b, f = base.machine.cpu.model_dump(), fast.machine.cpu.model_dump()
+    assert fast.machine.cpu_speed == 1.0 and f["get_found"] == pytest.approx(1.6e-6)
+    for k, v in b.items():
+        if k == "write_wait" or v is None:
+            assert f[k] == v, k
+        else:
+            assert f[k] == pytest.approx(v / 2.5), k
+    again = load_config(fast.model_dump(mode="json"))
+    assert again.machine.cpu == fast.machine.cpu
+    with pytest.raises(ConfigError) as e:
+        load_config(small_config(), ["machine.cpu_speed=0"])
+    assert "machine.cpu_speed" in [p for p, _ in e.value.errors]
