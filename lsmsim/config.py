@@ -50,6 +50,10 @@ class HostConfig(Section):
     date: str = Field("", description="When the calibration ran (ISO date).")
 
 
+IO_CLASSES = ("flush", "compaction_l0", "compaction", "foreground")
+IoClass = Literal["flush", "compaction_l0", "compaction", "foreground"]
+
+
 class MachineConfig(Section):
     """The machine: cores, memory and the CPU cost of RocksDB's work on them. `preset` loads one from
     lsmsim/presets/machines/ (fields given here override it; `lsmsim calibrate` writes one for the host it
@@ -121,9 +125,11 @@ class MachineConfig(Section):
         "exceed it ends the run (summary ended_by: open_files_limit), as Spooky's X = L-4 run crashed. "
         "None: no limit.",
     )
-    io_priority: list[Literal["flush", "compaction_l0", "compaction", "foreground"]] = Field(
+    io_priority: list[IoClass | list[IoClass]] = Field(
         ["flush", "compaction_l0", "compaction", "foreground"],
-        description="Device priority classes, highest first; max-min fairness within a class.",
+        description="Device priority tiers, highest first; max-min fairness within a tier. A tier is one class or "
+        "a list of classes that share it (EcoTune §3.1: flush first, then compactions and queries share what is "
+        "left: [flush, compaction_l0, [compaction, foreground]]).",
     )
 
     @model_validator(mode="before")
@@ -144,10 +150,14 @@ class MachineConfig(Section):
     def _all_classes(self):
         if self.reserved_cores >= self.cores:
             raise ValueError(f"reserved_cores ({self.reserved_cores:g}) must leave some of the {self.cores} cores")
-        need = {"flush", "compaction_l0", "compaction", "foreground"}
-        if set(self.io_priority) != need or len(self.io_priority) != len(need):
+        classes = [c for tier in self.io_priority for c in ([tier] if isinstance(tier, str) else tier)]
+        if set(classes) != set(IO_CLASSES) or len(classes) != len(IO_CLASSES) or [] in self.io_priority:
             raise ValueError("io_priority must list each of flush, compaction_l0, compaction, foreground once")
         return self
+
+    def io_rank(self) -> dict[str, int]:
+        """Each I/O class's priority tier (0 the highest)."""
+        return {c: i for i, tier in enumerate(self.io_priority) for c in ([tier] if isinstance(tier, str) else tier)}
 
 
 # ---------------------------------------------------------------- LSM tree

@@ -115,3 +115,24 @@ def test_cpu_speed_divides_every_cpu_time_once():
     with pytest.raises(ConfigError) as e:
         load_config(small_config(), ["machine.cpu_speed=0"])
     assert "machine.cpu_speed" in [p for p, _ in e.value.errors]
+
+
+def test_io_priority_tiers_share_a_rank():
+    """machine.io_priority: a list in the list is one tier whose classes share the device max-min fairly
+    (tests/test_sharing.py's same-rank flows); every class exactly once."""
+    cfg = load_config(small_config(), ["machine.io_priority=[flush, compaction_l0, [compaction, foreground]]"])
+    assert cfg.machine.io_rank() == {"flush": 0, "compaction_l0": 1, "compaction": 2, "foreground": 2}
+    assert load_config(small_config()).machine.io_rank() == {
+        "flush": 0,
+        "compaction_l0": 1,
+        "compaction": 2,
+        "foreground": 3,
+    }
+    for bad in (
+        "[flush, compaction_l0, [compaction]]",
+        "[flush, [], compaction_l0, compaction, foreground]",
+        "[[flush, flush], compaction_l0, compaction, foreground]",
+    ):
+        with pytest.raises(ConfigError) as e:
+            load_config(small_config(), [f"machine.io_priority={bad}"])
+        assert any("once" in m for _, m in e.value.errors), bad

@@ -89,7 +89,7 @@ class Simulation:
         )
         self.jobs = jobs  # the running flush and compaction jobs (Background starts and finishes them)
         self.progress = progress
-        self.io_rank: dict[str, int] = {c: i for i, c in enumerate(cfg.machine.io_priority)}
+        self.io_rank: dict[str, int] = cfg.machine.io_rank()
         self.seq = start_tree(self.tree, self.live, cfg)  # next sequence number (after lsm.initial_tree's)
         self.inserts = 0  # writes issued (cursor for sequential/latest keys)
         self.write_carry = 0.0
