@@ -73,6 +73,35 @@ def test_table2_write_latency_as_the_paper_measured_it(quick):
         assert g.mean_us.max() / g.mean_us.min() < 1.02 and g.write_mb_per_s.max() / g.write_mb_per_s.min() < 1.02
 
 
+@pytest.mark.parametrize("sweep", ["fig7", "fig8", "fig9", "fig9-threads", "fig10", "table9"])
+@pytest.mark.parametrize("scale", ["quick", None, "paper"])
+def test_ecotune_leveling_holds_the_data_in_four_levels_at_every_scale(sweep, scale):
+    """Leveling, "T = 10 with four levels" (§5.1): level 3's target, 100 x max_bytes_for_level_base, holds the
+    data at every scale (the base scales with the keys: experiments/ecotune/policies.yaml)."""
+    from lsmsim.figures.registry import experiments_dir
+    from lsmsim.sweeps import load_sweep
+
+    sw = load_sweep(experiments_dir() / "ecotune" / f"{sweep}.yaml", scale)
+    leveled = [p.config for p in sw.points if p.config.policy.name == "leveled"]
+    assert leveled
+    for c in leveled:
+        assert (c.policy.num_levels, c.policy.max_bytes_for_level_multiplier) == (4, 10)
+        data = c.workload.num * (c.workload.key_size + c.workload.value_size)
+        assert 1.2 < 100 * c.policy.max_bytes_for_level_base / data < 2.0, (sweep, scale, data)
+
+
+def test_ecotune_policy_files_differ_only_in_levelings_base():
+    import yaml
+
+    from lsmsim.figures.registry import experiments_dir
+
+    d = experiments_dir() / "ecotune"
+    files = [yaml.safe_load((d / f"policies{s}.yaml").read_text()) for s in ("", "-quick", "-paper")]
+    for f in files:
+        f["Leveling"]["policy"].pop("max_bytes_for_level_base")
+    assert files[0] == files[1] == files[2] and list(files[0]) == ["EcoTune", "Leveling", "Lazy leveling", "Moose"]
+
+
 def test_table9_carries_the_paper_numbers(quick):
     df = pd.read_csv(quick[0] / "figures" / "ecotune-table9.csv")
     assert set(df.device) == {"optane", "nvme"} and len(df) == 8
