@@ -134,10 +134,12 @@ def test_policy_files_agree():
         for s, f in (("default", "policies.yaml"), ("quick", "policies-quick.yaml"), ("paper", "policies-paper.yaml"))
     }
     assert all(list(v) == ORDER for v in files.values())
-    stats = {}
+    stats, search = {}, {}
     for s, v in files.items():
         arc = dict(v["ARC"]["policy"])
         stats[s] = arc.pop("stats_operations")
+        # the search's CPU scales with the buffer, so a search spans the paper's share of a count window
+        search[s] = arc.pop("search_cpu_per_iteration", None)
         # Sec. 5: 4 levels, I_r = 12 us and I_w = 15 us as the paper sets them (R22), d = 0.1, MaxIterTime 400
         assert arc == {
             "name": "arce",
@@ -150,6 +152,7 @@ def test_policy_files_agree():
         }
         assert {k: x for k, x in v.items() if k != "ARC"} == {k: x for k, x in files["default"].items() if k != "ARC"}
     assert stats == {"default": "25K", "quick": 2500, "paper": "1M"}
+    assert search == {"default": "48.75ns", "quick": "48.75ns", "paper": None}  # 390 ns x 256 KiB / 2 MiB
 
 
 @pytest.mark.parametrize("name", ["workloads", "threads", "ycsb", "params"])
@@ -170,6 +173,8 @@ def test_sweeps_expand_at_every_scale(name, scale):
         assert c.lsm.bloom_bits_per_key == 10
         if c.policy.name == "arce":
             assert c.policy.stats_operations == per_report
+            # FindBestParams' CPU scaled with the buffer: a search spans the paper's share of a count window
+            assert c.policy.search_cpu_per_iteration == pytest.approx(390e-9 * buffer / (2 * 2**20))
         ops = c.workload.suite.operations
         # the paper's 1M operations per report: ~41 reports per sub-workload (20 for Workload III)
         per_sub = 40.96 if c.workload.suite.name in ("arce-I", "arce-II") else 20.48
