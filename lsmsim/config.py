@@ -137,7 +137,12 @@ class MachineConfig(Section):
     def _cpu_speed(cls, data):
         """Divide the `cpu` times by `cpu_speed` once, so that a dumped config reloads to the same costs."""
         speed = data.get("cpu_speed") if isinstance(data, dict) else None
-        if not isinstance(speed, int | float) or isinstance(speed, bool) or speed <= 0 or speed == 1:
+        if isinstance(speed, str):  # pydantic's lax mode would take "2.5" as the field's value: divide by it too
+            try:
+                speed = float(speed)
+            except ValueError:
+                return data
+        if not isinstance(speed, int | float) or isinstance(speed, bool) or not 0 < speed < float("inf") or speed == 1:
             return data  # absent, 1, or invalid: the field's own validation reports the last
         try:
             cpu = CpuCostConfig.model_validate(data.get("cpu") or {})

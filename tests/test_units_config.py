@@ -112,6 +112,13 @@ def test_cpu_speed_divides_every_cpu_time_once():
             assert f[k] == pytest.approx(v / 2.5), k
     again = load_config(fast.model_dump(mode="json"))
     assert again.machine.cpu == fast.machine.cpu
+    quoted = load_config(  # a quoted number, which pydantic would take as the field's value, divides as well
+        {
+            "machine": {"preset": "default", "cpu_speed": "2.5", "cpu": {"get_found": "4us"}},
+            "workload": {"preset": "fillrandom"},
+        }
+    )
+    assert quoted.machine.cpu == fast.machine.cpu
     with pytest.raises(ConfigError) as e:
         load_config(small_config(), ["machine.cpu_speed=0"])
     assert "machine.cpu_speed" in [p for p, _ in e.value.errors]
