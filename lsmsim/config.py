@@ -145,24 +145,30 @@ class MachineConfig(Section):
         if not isinstance(speed, int | float) or isinstance(speed, bool) or not 0 < speed < float("inf") or speed == 1:
             return data  # absent, 1, or invalid: the field's own validation reports the last
         try:
-            cpu = CpuCostConfig.model_validate(data.get("cpu") or {})
+            cpu = CpuCostConfig.model_validate(data.get("cpu") or {}).model_dump()
         except ValueError:
             return data  # the cpu section's own errors are reported at their paths
-        times = {k: v / speed for k, v in cpu.model_dump().items() if k != "write_wait" and v is not None}
-        return {**data, "cpu": {**cpu.model_dump(), **times}, "cpu_speed": 1.0}
+        times = {k: v / speed for k, v in cpu.items() if k != "write_wait" and v is not None}
+        return {**data, "cpu": {**cpu, **times}, "cpu_speed": 1.0}
 
     @model_validator(mode="after")
     def _all_classes(self):
         if self.reserved_cores >= self.cores:
             raise ValueError(f"reserved_cores ({self.reserved_cores:g}) must leave some of the {self.cores} cores")
-        classes = [c for tier in self.io_priority for c in ([tier] if isinstance(tier, str) else tier)]
-        if set(classes) != set(IO_CLASSES) or len(classes) != len(IO_CLASSES) or [] in self.io_priority:
+        classes = [c for _, c in self._tiers()]
+        if sorted(classes) != sorted(IO_CLASSES) or [] in self.io_priority:
             raise ValueError("io_priority must list each of flush, compaction_l0, compaction, foreground once")
         return self
 
+    def _tiers(self):
+        """(tier, class) for every class in io_priority, tier 0 the highest."""
+        for i, tier in enumerate(self.io_priority):
+            for c in [tier] if isinstance(tier, str) else tier:
+                yield i, c
+
     def io_rank(self) -> dict[str, int]:
         """Each I/O class's priority tier (0 the highest)."""
-        return {c: i for i, tier in enumerate(self.io_priority) for c in ([tier] if isinstance(tier, str) else tier)}
+        return {c: i for i, c in self._tiers()}
 
 
 # ---------------------------------------------------------------- LSM tree
