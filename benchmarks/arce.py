@@ -18,7 +18,9 @@ the cache, is reported separately).
    so it runs --ref-tuples tuples spread over the grid and its total is extrapolated (their objectives are checked
    against the kernel's). Goal (issue): <= 150 ms on 2 cores for the balanced workload (the paper: 16 threads,
    "within 150 ms" for r = u = p). The "(cpu ms)" column is the process CPU time of the prange run: about twice
-   the wall time when both cores are free, about equal to it when other jobs occupy a core.
+   the wall time when both cores are free, about equal to it when other jobs occupy a core. "simulated" counts
+   the tuples simulated with R28's sharing, "unshared ms" is the serial run simulating all of them and "ratio"
+   that time over the shared serial run. Part 2b repeats it on a tree with --pileup flushed runs at L0.
 3. The policy in the simulator (--sim): Workload III (G, H, I) on a preloaded tree, ARCE against 1-Leveling
    (RocksDB's leveled picker): wall time of the run, ARCE's decisions (pick calls that scored the tree) and
    their mean wall time, and FindBestParams runs. Scoring must stay a small part of a simulation.
@@ -71,17 +73,17 @@ def _score_all_repeat_nb(n_rep, counts, sizes, P, K):
 MIXES = TABLE2  # ArceKV Table 2: range, update, point (%)
 
 
-def paper_tree() -> TreeState:
+def paper_tree(l0_runs: int = 8) -> TreeState:
     rng = np.random.default_rng(1)
     sizes = np.concatenate(
         [
-            np.full(8, 2 * MiB),
+            np.full(l0_runs, 2 * MiB),
             rng.uniform(10, 60, 8) * MiB,
             rng.uniform(200, 800, 8) * MiB,
             rng.uniform(2048, 8192, 6) * MiB,
         ]
     )
-    levels = [0] * 8 + [1] * 8 + [2] * 8 + [3] * 6
+    levels = [0] * l0_runs + [1] * 8 + [2] * 8 + [3] * 6
     return TreeState(sizes, levels, num_levels=4)
 
 
@@ -138,7 +140,7 @@ def bench_scoring(st, w, cost, repeat) -> int:
 def bench_find_best_params(st, mixes, cost, repeat, ref_tuples, max_iter) -> int:
     print(
         f"  {'mix':<4}{'tuples':>7}  {'best (M, c, k)':<18}{'objective':>10}{'prange ms':>11}{'(cpu ms)':>10}"
-        f"{'serial ms':>11}{'ref s (est.)':>14}{'speed-up':>10}"
+        f"{'serial ms':>11}{'ref s (est.)':>14}{'speed-up':>10}{'simulated':>11}{'unshared ms':>13}{'ratio':>7}"
     )
     rc = 0
     for name in mixes:
@@ -159,10 +161,18 @@ def bench_find_best_params(st, mixes, cost, repeat, ref_tuples, max_iter) -> int
                 print(f"MISMATCH {name} tuple {(Ms[j], Cs[j], Ks[j])}: numba {obj[j]} reference {ref.objective}")
                 rc = 1
         ref_total = (time.perf_counter() - t) / idx.size * Ms.size
+        # R28's sharing against simulating every tuple, both serial, side by side
+        stats = {}
+        grid_objectives(st, w, cost, max_iter=max_iter, parallel=False, stats=stats)
+        unshared = best_time(
+            lambda w=w: grid_objectives(st, w, cost, max_iter=max_iter, parallel=False, share=False),
+            max(1, repeat // 2),
+        )
         mck = f"({best.M:g}, {best.c}, {best.k:g})"
         print(
             f"  {name:<4}{Ms.size:>7}  {mck:<18}{best.objective:>10.3f}{1e3 * par:>11.1f}{1e3 * par_cpu:>10.1f}"
-            f"{1e3 * ser:>11.1f}{ref_total:>14.0f}{ref_total / par:>9.0f}x",
+            f"{1e3 * ser:>11.1f}{ref_total:>14.0f}{ref_total / par:>9.0f}x{stats['simulated']:>11}"
+            f"{1e3 * unshared:>13.1f}{unshared / ser:>6.2f}x",
             flush=True,
         )
     return rc
@@ -235,6 +245,7 @@ def main() -> int:
     ap.add_argument("--ref-tuples", type=int, default=4)
     ap.add_argument("--threads", type=int, default=None, help="numba threads (default: all cores)")
     ap.add_argument("--max-iter", type=int, default=400)
+    ap.add_argument("--pileup", type=int, default=120, help="L0 runs of part 2b's tree")
     ap.add_argument("--sim", action="store_true", help="also time the policy inside a simulation (part 3)")
     a = ap.parse_args()
     if a.threads:
@@ -249,6 +260,9 @@ def main() -> int:
     rc = bench_scoring(st, Workload.from_mix(*MIXES["J"], cost), cost, a.repeat)
     print(f"2. FindBestParams, paper grid, MaxIterTime = {a.max_iter} (goal <= 150 ms on 2 cores for J)")
     rc |= bench_find_best_params(st, a.mixes, cost, a.repeat, a.ref_tuples, a.max_iter)
+    pile = paper_tree(a.pileup)
+    print(f"2b. the same on a pile-up: {a.pileup} flushed runs at L0 ({pile.total_runs} runs, as in sub-workload B)")
+    rc |= bench_find_best_params(pile, a.mixes, cost, max(1, a.repeat // 2), 1, a.max_iter)
     if a.sim:
         print("3. the policy in a simulation: Workload III, 200K preloaded keys, 400K operations per sub-workload")
         bench_simulation()

@@ -647,6 +647,29 @@ def test_parallel_equals_serial():
     assert find_best_params(st, w, PAPER, max_iter=200) == find_best_params(st, w, PAPER, max_iter=200, parallel=False)
 
 
+def test_shared_trajectories_give_every_tuple_its_own_bits():
+    """FindBestParams' sharing (``grid_objectives(share=True)``): a tuple that takes its M's probe's objective
+    gets exactly the bits its own simulation gives, on random trees, workloads and costs and on flush pile-ups
+    (hundreds of L0 runs, where the grid's c reaches 4 x runs and most tuples share)."""
+    rng = random.Random(7)
+    cases, simulated, tuples = 0, 0, 0
+    states = [(random_tree(rng), None) for _ in range(14)]
+    for n0 in (40, 120, 300):  # a pile-up of flushed runs above a few deep ones
+        sizes = [[2 * MiB] * n0, [], [rng.uniform(50, 200) * MiB for _ in range(2)], [4096 * MiB]]
+        states.append((tree([n0, 0, 2, 1], sizes, num_levels=4), (0.3, 0.4, 0.3)))
+    for st, mix in states:
+        cost = random_cost(rng) if mix is None else PAPER
+        w = random_workload(rng, cost) if mix is None else Workload.from_mix(*mix, cost)
+        iters = rng.choice([60, 150, 400])
+        stats = {}
+        a = grid_objectives(st, w, cost, max_iter=iters, M_limit=40, parallel=cases % 2 == 0, stats=stats)
+        b = grid_objectives(st, w, cost, max_iter=iters, M_limit=40, parallel=False, share=False)
+        assert all(np.array_equal(x, y) for x, y in zip(a, b)), (cases, st.level_counts())
+        simulated, tuples = simulated + stats["simulated"], tuples + stats["tuples"]
+        cases += 1
+    assert cases == 17 and simulated < 0.8 * tuples  # it does share
+
+
 # ------------------------------------------------------------------------------------------- re-selection
 
 

@@ -133,3 +133,34 @@ def test_devices_register_from_their_own_module():
     assert type(make_device(Config.model_validate({"workload": workload}).device)) is found["simple"]
     ssd = validate({"device": {"preset": "samsung-pm9a3-960gb"}, "workload": workload})
     assert type(make_device(ssd.device)) is found["ssd"]
+
+
+def test_cached_kernels_carry_the_fingerprint_of_kernels_they_call():
+    """numba's on-disk cache (cache=True) is keyed on the defining file only (numba issue 1833): a cached kernel
+    that calls a kernel of another file keeps running stale code after an edit of that file. Such a file names
+    the other file's SHA-256 in a comment; renewing the comment after an edit renews its own cache."""
+    import ast
+    import hashlib
+    import re
+
+    checked = 0
+    for path in ROOT.rglob("*.py"):
+        src = path.read_text()
+        if not re.search(r"@njit\([^)]*cache=True", src):
+            continue
+        for node in ast.walk(ast.parse(src)):
+            if not (
+                isinstance(node, ast.ImportFrom) and node.level and any(a.name.endswith("_nb") for a in node.names)
+            ):
+                continue
+            dep = path.parent
+            for _ in range(node.level - 1):
+                dep = dep.parent
+            dep = dep.joinpath(*(node.module or "").split(".")).with_suffix(".py")
+            digest = hashlib.sha256(dep.read_bytes()).hexdigest()[:16]
+            line = f"# numba cache: built on {dep.name} sha256 {digest}"
+            assert line in src, (
+                f"{path.relative_to(ROOT.parent)} calls kernels of {dep.name}: put this line in it: {line}"
+            )
+            checked += 1
+    assert checked >= 1  # ARCE's search kernels call its chooser

@@ -1,7 +1,10 @@
-"""Every numba kernel of ARCE (ArceKV, PVLDB 19(5) 2026, Sections 3-4) and the two parameter tuples they take.
+"""ARCE's per-decision numba kernels (ArceKV, PVLDB 19(5) 2026, Sections 3-4): Eq. 4-5's costs, the candidates,
+Eq. 9-11's scores and the frontier chooser, and the two parameter tuples they take. FindBestParams' kernels,
+which call these, are in _search_kernels.py.
 
-They live in one file because numba's on-disk cache (``cache=True``) is keyed on the defining file only: a kernel
-calling a kernel of another file keeps running stale code after an edit of that file (numba issue 1833).
+numba's on-disk cache (``cache=True``) is keyed on the defining file only: a kernel calling a kernel of another
+file keeps running stale code after an edit of that file (numba issue 1833). So _search_kernels.py carries this
+file's fingerprint, and tests/test_architecture.py fails until it is renewed, which renews that file's cache.
 
 ``ModelConsts`` holds the constants of one (workload, cost) pair (``cost.model_consts`` builds it), ``MCK`` the
 score parameters (M, c, k). Each kernel has a plain-Python counterpart that transcribes the equations (cost.py,
@@ -14,7 +17,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ...tolerances import REL_EPS, ROUND_EPS
 
@@ -74,7 +77,8 @@ def _ceil_root_nb(qa, qb, qc):
 
 @njit(cache=True)
 def _raw_windows_nb(q, s, a, b, uk, c):
-    """Eq. 5: min t >= 1 with f(s, t) >= q, from the roots of the two quadratic pieces of f, corrected."""
+    """Eq. 5: min t >= 1 with f(s, t) >= q, from the roots of the two quadratic pieces of f, corrected (the
+    corrections walk to the exact minimum from any start, f being increasing in t)."""
     A = a + b * s
     qa = 0.5 * b
     t = _ceil_root_nb(qa, A - qa, q)
@@ -227,9 +231,28 @@ def _table_nb(counts, sizes, enum, cands, P, K, idle_workers, sat_pen):
 
 
 @njit(cache=True)
-def _choose_nb(sizes, cnt, P, K, bx, ba, bi, fy):  # noqa: C901 (numba kernel: one loop over candidates with early exits, split it and the JIT loses the fusion)
+def _probe_loses_nb(q, s, y, C, uk_max, uk_min, c_max, best_e, a_, b_, M, elc, g):
+    """Whether a frontier point (q, y) scores below best_e (Eq. 11) for every c in [C, c_max] and k in
+    [k_min, k_max]: E falls with t, which is least at c = C, k = k_max, and its stall term is least at c_max, k_min."""
+    t = _raw_windows_nb(q, s, a_, b_, uk_max, C)
+    if g != 1.0:
+        t = max(1, np.int64(math.ceil(t / g - ROUND_EPS)))
+    ub = M * elc * y - elc * t - uk_min * max(0, s + t - c_max)
+    return ub < best_e - REL_EPS * (abs(ub) + abs(best_e))
+
+
+@njit(cache=True)
+def _choose_nb(sizes, cnt, P, K, bx, ba, bi, fy, ft, probe_uk, probe_ukmin):  # noqa: C901 (numba kernel: one loop over candidates with early exits, split it and the JIT loses the fusion)
     """Best compaction of a tree given as per-level sorted sizes (canonical order), scoring only the (X, y)
-    Pareto frontier. Returns (first, y, start level, X, t, E); y = 0 when nothing has E > 0.
+    Pareto frontier. Returns (first, y, start level, X, t, E, qm); y = 0 when nothing has E > 0.
+
+    Probe mode (``probe_uk`` = u k_max >= 0 and ``probe_ukmin`` = u k_min, for FindBestParams' sharing, see
+    ``_search_kernels._simulate_nb``): qm is the smallest C such that every (c' in [C, c], k' in [k_min, k_max])
+    makes the same choice with the same t and E, none of them charged a stall term. It takes s + 1 (the bound
+    pen1), the winner's s + t, and for every other scanned point the smallest C from which it either scores as
+    it did (C >= s + t) or cannot beat the winner (``_probe_loses_nb``, found by bisection). Points past the
+    break lose for every c' >= s + 1. Probe mode scans without the skip, which never changes the choice, so that
+    every scanned point has its t (in ``ft``). Otherwise qm is 0.
 
     Exactness: t is non-decreasing in X (f(s, .) fixed), so a candidate with X' <= X and y' >= y has E' >= E
     (Lemma 3.3); under R12's tie rule it also wins ties unless it has the same (X, y), where the earlier
@@ -237,7 +260,7 @@ def _choose_nb(sizes, cnt, P, K, bx, ba, bi, fy):  # noqa: C901 (numba kernel: o
     start levels is all that matters. The frontier is scanned from the largest y down (ties keep the larger y);
     the scan stops when even t = 1 could not beat the best score (or be > 0), and skips a point whose duration,
     bounded below by q / (cost of the costliest window it could span), already rules it out. Scratch arrays bx,
-    ba, bi, fy need >= sizes.size entries."""
+    ba, bi, fy (and ft in probe mode) need >= sizes.size entries."""
     r, u, p, Ir, Iw, B, alpha, flush_w, g = P.r, P.u, P.p, P.I_r, P.I_w, P.B, P.alpha, P.flush_w, P.g
     span = P.span
     M, c, k = K.M, K.c, K.k
@@ -247,7 +270,7 @@ def _choose_nb(sizes, cnt, P, K, bx, ba, bi, fy):  # noqa: C901 (numba kernel: o
         n += cnt[i]
     elc = (r + alpha * p) * Ir
     if n < 2 or not elc > 0.0:
-        return -1, 0, -1, 0.0, 0, 0.0
+        return -1, 0, -1, 0.0, 0, 0.0, 0
     s = n
     # upper bound of E at y with t >= 1: M elc y - elc - u k max(0, s + 1 - c); nothing can be > 0 if it fails
     # at y = n - 1 (REL_EPS relative slack: far above rounding, so no candidate the full scan takes is skipped)
@@ -255,9 +278,10 @@ def _choose_nb(sizes, cnt, P, K, bx, ba, bi, fy):  # noqa: C901 (numba kernel: o
     if st1 < 0:
         st1 = 0
     pen1 = elc + u * k * st1
+    probe = probe_uk >= 0.0
     hi = M * elc * (n - 1)
     if hi - pen1 <= -REL_EPS * (hi + pen1):
-        return -1, 0, -1, 0.0, 0, 0.0
+        return -1, 0, -1, 0.0, 0, 0.0, s + 1 if probe else 0
     for y in range(n):
         bx[y] = np.inf
     st_i = 0
@@ -312,15 +336,18 @@ def _choose_nb(sizes, cnt, P, K, bx, ba, bi, fy):  # noqa: C901 (numba kernel: o
     best_e = 0.0
     best_y = 0
     best_t = 0
+    best_j = -1
     t_prev = -1  # raw duration of the previous (larger) frontier point
+    scanned = m
     for j in range(m):
         y = fy[j]
         x = bx[y]
         hi = M * elc * y
         if hi - pen1 < best_e - REL_EPS * (hi + pen1 + best_e):
+            scanned = j
             break  # no smaller y can beat best_e (or be > 0); REL_EPS: rounding slack
         q = x / B * rw
-        if t_prev > 0:
+        if t_prev > 0 and not probe:
             # cheap lower bound of t: t <= t_prev, so each of its windows costs <= W and t >= q / W
             W = a_ + b_ * (s + t_prev - 1) + uk
             tl = np.int64(q / W)
@@ -334,6 +361,8 @@ def _choose_nb(sizes, cnt, P, K, bx, ba, bi, fy):  # noqa: C901 (numba kernel: o
                 if hi - pen < best_e - REL_EPS * (hi + pen + best_e):
                     continue  # cannot beat best_e (or be > 0)
         traw = _raw_windows_nb(q, s, a_, b_, uk, c)
+        if probe:
+            ft[j] = traw
         t_prev = traw
         t = traw
         if g != 1.0:
@@ -345,146 +374,27 @@ def _choose_nb(sizes, cnt, P, K, bx, ba, bi, fy):  # noqa: C901 (numba kernel: o
             best_e = e
             best_y = y
             best_t = t
+            best_j = j
+    qm = 0
+    if probe:
+        qm = s + 1
+        if best_j >= 0:
+            qm = max(qm, s + ft[best_j])
+        for j in range(scanned):
+            if j == best_j or s + ft[j] <= qm:
+                continue
+            # the smallest C in [qm, s + t_j] from which point j cannot win: its E is at most
+            # M elc y - elc t(C, k_max), non-increasing in C (less stall term, more windows)
+            q = bx[fy[j]] / B * rw
+            lo, hi_c = qm, s + ft[j]
+            if not _probe_loses_nb(q, s, fy[j], lo, probe_uk, probe_ukmin, c, best_e, a_, b_, M, elc, g):
+                while hi_c - lo > 1:
+                    mid = (lo + hi_c) // 2
+                    if _probe_loses_nb(q, s, fy[j], mid, probe_uk, probe_ukmin, c, best_e, a_, b_, M, elc, g):
+                        hi_c = mid
+                    else:
+                        lo = mid
+                qm = hi_c
     if best_y == 0:
-        return -1, 0, -1, 0.0, 0, 0.0
-    return ba[best_y], best_y, bi[best_y], bx[best_y], best_t, best_e
-
-
-# -------------------------------------------------------------------------- FindBestParams (Algorithm 1)
-
-
-@njit(cache=True)
-def _target_nb(cnt, i, last, span):
-    """Shallowest target level of the candidate starting at level i's first run and ending at run ``last`` (R11)."""
-    e = -1
-    for l in range(i + 1):
-        e += cnt[l]
-    if last <= e:
-        return i  # pattern 1
-    e += cnt[i + 1]
-    if last <= e:
-        return i + 1  # pattern 2
-    j = i + 1
-    while j < i + span:
-        j += 1
-        e += cnt[j]
-    # now e is the end of level j = max(i + 1, i + span); pattern 3 with levels i..j, then deeper
-    while True:
-        e += cnt[j + 1]
-        if last <= e:
-            return j + 1
-        j += 1
-
-
-@njit(cache=True)
-def _simulate_nb(sizes0, cnt0, P, K, max_iter):
-    """Lines 4-11 of Algorithm 1 for one (M, c, k); returns (totalCost, totalOps)."""
-    r, u, p, Ir, alpha, flush_w, F, span = P.r, P.u, P.p, P.I_r, P.alpha, P.flush_w, P.F, P.span
-    c, k = K.c, K.k
-    L = cnt0.size
-    n = sizes0.size
-    cap = 2 * n + 64
-    sizes = np.empty(cap)
-    sizes[:n] = sizes0
-    cnt = cnt0.copy()
-    bx = np.empty(cap)
-    ba = np.empty(cap, dtype=np.int64)
-    bi = np.empty(cap, dtype=np.int64)
-    fy = np.empty(cap, dtype=np.int64)
-    a_ = p * Ir + flush_w
-    b_ = r * Ir + p * alpha * Ir
-    uk = u * k
-    ops_w = r + u + p
-    total_cost = 0.0
-    total_ops = 0.0
-    for _ in range(max_iter):
-        s = n
-        first, y, i0, x, t, e = _choose_nb(sizes[:n], cnt, P, K, bx, ba, bi, fy)
-        if y == 0:
-            t = 1  # no compaction: one window passes (R12)
-        total_cost += _fg_cost_nb(s, t, a_, b_, uk, c)
-        total_ops += t * ops_w
-        need = n + t + 1
-        if need > cap:
-            cap = 2 * need + 64
-            ns = np.empty(cap)
-            ns[:n] = sizes[:n]
-            sizes = ns
-            bx = np.empty(cap)
-            ba = np.empty(cap, dtype=np.int64)
-            bi = np.empty(cap, dtype=np.int64)
-            fy = np.empty(cap, dtype=np.int64)
-        if y > 0:
-            last = first + y
-            tgt = _target_nb(cnt, i0, last, span)
-            pos = 0
-            for l in range(L):  # remove runs first..last
-                lo = pos
-                hi = pos + cnt[l] - 1
-                pos += cnt[l]
-                if hi >= first and lo <= last:
-                    ov = (hi if hi < last else last) - (lo if lo > first else first) + 1
-                    cnt[l] -= ov
-            for q in range(last + 1, n):
-                sizes[q - y - 1] = sizes[q]
-            n -= y + 1
-            start = 0  # install the merged run at its sorted place in tgt
-            for l in range(tgt):
-                start += cnt[l]
-            pos = start + cnt[tgt]
-            while pos > start and sizes[pos - 1] > x:
-                pos -= 1
-            for q in range(n - 1, pos - 1, -1):
-                sizes[q + 1] = sizes[q]
-            sizes[pos] = x
-            cnt[tgt] += 1
-            n += 1
-        pos = cnt[0]  # t flushes of F bytes into level 0 (Eq. 8)
-        while pos > 0 and sizes[pos - 1] > F:
-            pos -= 1
-        for q in range(n - 1, pos - 1, -1):
-            sizes[q + t] = sizes[q]
-        for q in range(pos, pos + t):
-            sizes[q] = F
-        cnt[0] += t
-        n += t
-    return total_cost, total_ops
-
-
-@njit(parallel=True, cache=True)
-def _grid_parallel_nb(sizes0, cnt0, P, Ms, cs, ks, order, max_iter, out):
-    for q in prange(order.size):
-        j = order[q]
-        tc, to = _simulate_nb(sizes0, cnt0, P, MCK(Ms[j], cs[j], ks[j]), max_iter)
-        out[j] = tc / to
-
-
-@njit(cache=True)
-def _grid_serial_nb(sizes0, cnt0, P, Ms, cs, ks, order, max_iter, out):
-    for q in range(order.size):
-        j = order[q]
-        tc, to = _simulate_nb(sizes0, cnt0, P, MCK(Ms[j], cs[j], ks[j]), max_iter)
-        out[j] = tc / to
-
-
-@njit(cache=True)
-def _m_caps_nb(sizes, cnt, P, cs, ks, y_max, m_step, m_limit, caps):
-    """R19: for each (c, k), the smallest multiple of m_step (<= m_limit) whose choice has y = y_max."""
-    n = sizes.size
-    bx = np.empty(n + 1)
-    ba = np.empty(n + 1, dtype=np.int64)
-    bi = np.empty(n + 1, dtype=np.int64)
-    fy = np.empty(n + 1, dtype=np.int64)
-    elc = (P.r + P.alpha * P.p) * P.I_r
-    for j in range(cs.size):
-        if y_max <= 0 or not elc > 0.0:
-            caps[j] = m_step
-            continue
-        caps[j] = m_limit
-        M = m_step
-        while M <= m_limit:
-            res = _choose_nb(sizes, cnt, P, MCK(float(M), cs[j], ks[j]), bx, ba, bi, fy)
-            if res[1] == y_max:
-                caps[j] = M
-                break
-            M += m_step
+        return -1, 0, -1, 0.0, 0, 0.0, qm
+    return ba[best_y], best_y, bi[best_y], bx[best_y], best_t, best_e, qm

@@ -181,8 +181,8 @@ def best_compaction_frontier(state: TreeState, workload: Workload, cost: CostPar
     m = max(n, 1)
     bx = np.empty(m)
     ba, bi, fy = (np.empty(m, dtype=np.int64) for _ in range(3))
-    a, y, _, x, t, e = _choose_nb(
-        state.size, state.level_counts(), model_consts(workload, cost), mck(params), bx, ba, bi, fy
+    a, y, _, x, t, e, _ = _choose_nb(
+        state.size, state.level_counts(), model_consts(workload, cost), mck(params), bx, ba, bi, fy, fy, -1.0, 0.0
     )
     if y == 0:
         return None

@@ -9,11 +9,12 @@ evolve: remove the compacted runs, install their merge, add the ``t`` runs flush
 
 ``find_best_params`` evaluates the tuples in parallel (numba ``prange``, ``parallel=True, cache=True``); each
 simulation scores only the (X, y) Pareto frontier of the candidates, which selects exactly the compaction the full
-candidate list would (see ``_kernels._choose_nb``). The kernels (``_kernels._simulate_nb``,
-``_kernels._grid_parallel_nb``, ...) live in _kernels.py with every other ARCE kernel (numba's on-disk cache is
-keyed on the defining file only). ``reference.find_best_params_reference`` is the literal plain-Python
-transcription; the tests check that both agree. Readings: R18 (Algorithm 1), R19 (grid), R20 (re-selection), in
-docs/arce-readings.md.
+candidate list would (see ``_kernels._choose_nb``). Tuples share trajectories where they provably coincide: c and
+k enter Algorithm 1 only through the stall terms max(0, s + t - c), so each M's tuple with the largest c runs
+first and every tuple of that M whose c lies above every s + t that could have decided or charged its trajectory
+takes its objective, the same bits (R28). The kernels are in _search_kernels.py.
+``reference.find_best_params_reference`` is the literal plain-Python transcription; the tests check that both
+agree. Readings: R18 (Algorithm 1), R19 (grid), R20 (re-selection), R28 (sharing), in docs/arce-readings.md.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._kernels import _grid_parallel_nb, _grid_serial_nb, _m_caps_nb, _simulate_nb
+from ._search_kernels import _grid_parallel_nb, _grid_serial_nb, _m_caps_nb, _simulate_nb
 from .candidates import enumerate_candidates
 from .cost import ArceParams, CostParams, Workload, model_consts
 from .score import mck
@@ -147,7 +148,7 @@ def simulate(
     state: TreeState, workload: Workload, cost: CostParams, params: ArceParams, max_iter: int = MAX_ITER_TIME
 ) -> SimResult:
     """Algorithm 1, lines 4-12, for one tuple (numba)."""
-    tc, to = _simulate_nb(state.size, state.level_counts(), model_consts(workload, cost), mck(params), int(max_iter))
+    tc, to, _ = _simulate_nb(state.size, state.level_counts(), model_consts(workload, cost), mck(params), int(max_iter))
     return SimResult(tc / to, tc, to)
 
 
@@ -165,15 +166,26 @@ def grid_objectives(
     c_values=None,
     k_values=None,
     parallel: bool = True,
+    share: bool = True,
+    stats: dict | None = None,
     **grid_kw,
 ):
-    """(Ms, cs, ks, objectives) of every tuple (numba; prange over tuples when ``parallel``)."""
+    """(Ms, cs, ks, objectives) of every tuple (numba; prange over tuples when ``parallel``).
+
+    ``share``: each M's tuple with the largest c runs first as a probe; a tuple of that M whose c is above every
+    s + t the probe's trajectory could have charged (or been decided by) takes the probe's objective, the same
+    bits (``_search_kernels._simulate_nb``). False simulates every tuple. ``stats`` (a dict) gets "tuples" and
+    "simulated" added to it."""
     Ms, Cs, Ks = _grid_arrays(state, workload, cost, grid, M_values, c_values, k_values, param_grid, grid_kw)
     out = np.empty(Ms.size)
     if Ms.size:
         order = np.random.default_rng(12345).permutation(Ms.size).astype(np.int64)  # balance the threads
         fn = _grid_parallel_nb if parallel else _grid_serial_nb
-        fn(state.size, state.level_counts(), model_consts(workload, cost), Ms, Cs, Ks, order, int(max_iter), out)
+        consts = model_consts(workload, cost)
+        ran = fn(state.size, state.level_counts(), consts, Ms, Cs, Ks, order, int(max_iter), out, bool(share))
+        if stats is not None:
+            stats["tuples"] = stats.get("tuples", 0) + int(Ms.size)
+            stats["simulated"] = stats.get("simulated", 0) + int(ran)
     return Ms, Cs, Ks, out
 
 
@@ -264,12 +276,19 @@ class ParamSelector:
         self.best: BestParams | None = None
         self.recomputations = 0
         self.last_grid_size = 0
+        self.stats: dict = {}  # tuples and simulations over every search (grid_objectives' sharing)
 
     def select(self, state: TreeState, workload: Workload) -> BestParams:
         key = selection_key(state, workload)
         if self.best is None or needs_reselection(self.key, key, self.d, self.min_runs):
             Ms, Cs, Ks, obj = grid_objectives(
-                state, workload, self.cost, max_iter=self.max_iter, parallel=self.parallel, **self.grid_kw
+                state,
+                workload,
+                self.cost,
+                max_iter=self.max_iter,
+                parallel=self.parallel,
+                stats=self.stats,
+                **self.grid_kw,
             )
             j = int(np.argmin(obj))  # as find_best_params: ties go to the earlier tuple (R18)
             self.best = BestParams(float(Ms[j]), int(Cs[j]), float(Ks[j]), float(obj[j]))
