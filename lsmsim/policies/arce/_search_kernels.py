@@ -156,7 +156,7 @@ def _tuple_nb(sizes0, cnt0, P, Ms, cs, ks, j, grp, probe, cmin, max_iter, out):
     """Tuple j's objective: its probe's when its c reaches the probe's shared range, else simulated. Returns
     1 if it simulated."""
     g = grp[j]
-    if j == probe[g]:
+    if j == probe[g]:  # simulated as the probe
         return 0
     if cs[j] >= cmin[g]:
         out[j] = out[probe[g]]  # the same trajectory as the probe's (``_simulate_nb``)
@@ -166,40 +166,36 @@ def _tuple_nb(sizes0, cnt0, P, Ms, cs, ks, j, grp, probe, cmin, max_iter, out):
     return 1
 
 
+@njit(cache=True)
+def _groups_nb(Ms, cs, ks, share):
+    """``_probes_nb``'s groups and, per group, the smallest c that takes the probe's objective (none yet; without
+    ``share`` no tuple is a probe, so every tuple is simulated)."""
+    grp, probe, kmin, kmax = _probes_nb(Ms, cs, ks)
+    if not share:
+        probe[:] = -1
+    return grp, probe, kmin, kmax, np.full(probe.size, np.iinfo(np.int64).max)
+
+
 @njit(parallel=True, cache=True)
 def _grid_parallel_nb(sizes0, cnt0, P, Ms, cs, ks, order, max_iter, out, share):
     """Every tuple's objective (prange over tuples); with ``share``, each M's probe first, then the tuples that
     cannot take its objective. Returns the number of simulations."""
-    if not share:
-        for q in prange(order.size):
-            j = order[q]
-            tc, to, _ = _simulate_nb(sizes0, cnt0, P, MCK(Ms[j], cs[j], ks[j]), max_iter)
-            out[j] = tc / to
-        return order.size
-    grp, probe, kmin, kmax = _probes_nb(Ms, cs, ks)
-    cmin = np.empty(probe.size, dtype=np.int64)
-    for g in prange(probe.size):
+    grp, probe, kmin, kmax, cmin = _groups_nb(Ms, cs, ks, share)
+    for g in prange(probe.size if share else 0):
         cmin[g] = _probe_nb(sizes0, cnt0, P, Ms, cs, ks, probe[g], kmin[g], kmax[g], max_iter, out)
     ran = np.zeros(order.size, dtype=np.int64)
     for q in prange(order.size):
         ran[q] = _tuple_nb(sizes0, cnt0, P, Ms, cs, ks, order[q], grp, probe, cmin, max_iter, out)
-    return probe.size + ran.sum()
+    return (probe.size if share else 0) + ran.sum()
 
 
 @njit(cache=True)
 def _grid_serial_nb(sizes0, cnt0, P, Ms, cs, ks, order, max_iter, out, share):
     """``_grid_parallel_nb`` on one thread."""
-    if not share:
-        for q in range(order.size):
-            j = order[q]
-            tc, to, _ = _simulate_nb(sizes0, cnt0, P, MCK(Ms[j], cs[j], ks[j]), max_iter)
-            out[j] = tc / to
-        return order.size
-    grp, probe, kmin, kmax = _probes_nb(Ms, cs, ks)
-    ran = probe.size
-    cmin = np.empty(probe.size, dtype=np.int64)
-    for g in range(probe.size):
+    grp, probe, kmin, kmax, cmin = _groups_nb(Ms, cs, ks, share)
+    for g in range(probe.size if share else 0):
         cmin[g] = _probe_nb(sizes0, cnt0, P, Ms, cs, ks, probe[g], kmin[g], kmax[g], max_iter, out)
+    ran = probe.size if share else 0
     for q in range(order.size):
         ran += _tuple_nb(sizes0, cnt0, P, Ms, cs, ks, order[q], grp, probe, cmin, max_iter, out)
     return ran
