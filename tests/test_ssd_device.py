@@ -16,6 +16,10 @@ SMALL = [
     "device.ftl.erase_unit=4MiB",
     "lsm.write_buffer_size=2MiB",
 ]
+# The FTL checks below were sized (device capacities for equal utilisation at 4 KiB and 64 KiB pages) on RocksDB
+# 7.8's output cutting; the Spooky sweeps now cut as the paper's older RocksDB did, which changes how files round
+# up to pages. The SSD model, not the cutting, is under test here, so these runs keep 7.8's.
+CUT_78 = "policy.level_compaction_dynamic_file_size=true"
 
 
 def _spooky_pair(extra=()):
@@ -23,6 +27,7 @@ def _spooky_pair(extra=()):
         SPOOKY / "gc-partial-merge.yaml",
         SMALL
         + ["device.capacity=216MiB", "policy.target_file_size_base=512KiB", "policy.max_bytes_for_level_base=10MiB"]
+        + [CUT_78]
         + list(extra),
     )
     full = lsmsim.run(
@@ -66,7 +71,7 @@ def test_gc_at_a_coarser_mapping_unit(spooky_runs):
         SPOOKY / "gc-partial-merge.yaml",
         SMALL
         + ["device.capacity=236MiB", "policy.target_file_size_base=512KiB", "policy.max_bytes_for_level_base=10MiB"]
-        + ["device.ftl.mapping_unit=64KiB"],
+        + [CUT_78, "device.ftl.mapping_unit=64KiB"],
     ).summary
     assert coarse["ftl_mapping_unit"] == 65536
     assert coarse["device_peak_utilization"] == pytest.approx(fine["device_peak_utilization"], abs=0.01)
