@@ -8,9 +8,9 @@ tuples, with R28's shared trajectories and without them (every tuple simulated, 
 
 Each mode runs in a fresh process; "cpu s" is its process CPU time (all its threads, start-up included). With
 --side-by-side the modes run at the same time, one process each, so a loaded machine slows both alike (use
---threads 1 then). The two modes must give the
-same summary to the last bit (R28 is exact); the script says so and exits 1 otherwise. Prints the host's CPU
-model with the figures: times from different hosts do not compare. It prints figures; it is not a test.
+--threads 1 then). The two modes must give the same summary to the last bit (R28 is exact); the script says so
+and exits 1 otherwise. Prints the host's CPU model with the figures: times from different hosts do not compare.
+It prints figures; it is not a test.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 CHILD = r"""
-import functools, json, sys, time
+import json, sys, time
 import lsmsim.policies.arce.search as search
 from lsmsim.sweeps import load_sweep
 from lsmsim.sim import simulate
@@ -77,10 +77,7 @@ def main() -> int:
     ap.add_argument("--side-by-side", action="store_true", help="run the modes at the same time")
     a = ap.parse_args()
     print(f"host: {host_facts()['cpu']} x {host_facts()['cores']}; {a.sweep} at {a.scale} scale, {a.match}")
-    runs = {}
-    if a.side_by_side:
-        started = {m: launch(a, m) for m in a.modes}
-        runs = {m: started[m] for m in a.modes}
+    runs = {m: launch(a, m) for m in a.modes} if a.side_by_side else {}
     results = {}
     for m in a.modes:
         proc, t0 = runs[m] if a.side_by_side else launch(a, m)

@@ -276,19 +276,12 @@ class ParamSelector:
         self.best: BestParams | None = None
         self.recomputations = 0
         self.last_grid_size = 0
-        self.stats: dict = {}  # tuples and simulations over every search (grid_objectives' sharing)
 
     def select(self, state: TreeState, workload: Workload) -> BestParams:
         key = selection_key(state, workload)
         if self.best is None or needs_reselection(self.key, key, self.d, self.min_runs):
             Ms, Cs, Ks, obj = grid_objectives(
-                state,
-                workload,
-                self.cost,
-                max_iter=self.max_iter,
-                parallel=self.parallel,
-                stats=self.stats,
-                **self.grid_kw,
+                state, workload, self.cost, max_iter=self.max_iter, parallel=self.parallel, **self.grid_kw
             )
             j = int(np.argmin(obj))  # as find_best_params: ties go to the earlier tuple (R18)
             self.best = BestParams(float(Ms[j]), int(Cs[j]), float(Ks[j]), float(obj[j]))
