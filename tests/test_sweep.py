@@ -433,6 +433,19 @@ def test_zip_groups_cross_and_variants_from_a_file(tmp_path):
     assert {p.config.policy.name for p in sw.points} == {"leveled", "tiering"}
 
 
+def test_skip_variants_leaves_variants_of_a_shared_file_out_at_every_scale(tmp_path):
+    (tmp_path / "pol.yaml").write_text(
+        yaml.safe_dump({"lev": {"policy": {"name": "leveled"}}, "tier": {"policy": {"name": "tiering"}}})
+    )
+    f = write(tmp_path, spec(variants="pol.yaml", skip_variants=["tier"], scales={"quick": {"variants": "pol.yaml"}}))
+    for scale in (None, "quick"):
+        assert [p.params["variant"] for p in load_sweep(f, scale).points] == ["lev"]
+    f = write(tmp_path, spec(variants="pol.yaml", skip_variants=["tiers"]))
+    with pytest.raises(ConfigError) as e:
+        load_sweep(f)
+    assert "sweep.skip_variants" in str(e.value) and "allowed: lev, tier" in str(e.value)
+
+
 def test_ctrl_c_stops_keeps_finished_points_and_leaves_nothing_partial(tmp_path):
     f = write(tmp_path, {**SLOW, "sweep": {"seeds": [1, 2, 3, 4, 5, 6]}})
     out = tmp_path / "res"

@@ -14,6 +14,7 @@
       grid: {lsm.write_buffer_size: [8MiB, 64MiB], workload.num: [1M, 2M]}   # cartesian product
       zip:  {r: [0.1, 0.5], workload.phases.1.mix.long_scan: [0.07, 0.35]}  # paired lists
                                    # (or a list of such groups: each paired, the groups crossed)
+      skip_variants: [b]           # leave these out of a shared variants file (at every scale)
       seeds: 3                     # replicates: 3 seeds derived from the base seed, or a list
       scales:                      # named scales (lsmsim sweep --scale quick, lsmsim figures)
         quick: {set: {workload.num: 100K}, grid: {...}}   # replaces grid/zip/seeds/variants given
@@ -92,6 +93,9 @@ class SweepSection(_Axes):
     name: str | None = None
     base: str | None = None
     scales: dict[str, _Axes] = Field(default_factory=dict)
+    skip_variants: list[str] = Field(
+        default_factory=list, description="variants (of a shared variants file) this sweep leaves out, at every scale"
+    )
 
 
 @dataclass
@@ -203,6 +207,13 @@ def load_sweep(path_or_data: str | Path | dict, scale: str | None = None) -> Swe
         if not all(isinstance(v, dict) for v in variants.values()):
             raise ConfigError(str(vfile), [("(top level)", "variants: a mapping name -> {path: value}")])
         axes = axes.model_copy(update={"variants": variants})
+    if sec.skip_variants:
+        unknown = [v for v in sec.skip_variants if v not in (axes.variants or {})]
+        if unknown:
+            allowed = ", ".join(axes.variants or {}) or "none (this sweep has no variants)"
+            raise ConfigError(source, [("sweep.skip_variants", f"unknown variant {unknown[0]!r}; allowed: {allowed}")])
+        kept = {k: v for k, v in axes.variants.items() if k not in sec.skip_variants}
+        axes = axes.model_copy(update={"variants": kept})
     name = sec.name or data.get("name") or (Path(source).stem if source != "<sweep>" else "sweep")
     points = list(_expand(data, axes, source))
     ids = {}
