@@ -46,3 +46,40 @@ LARGE_FILES_POLICY = {
 @pytest.fixture
 def small():
     return small_config
+
+
+# ---------------------------------------------------------------- the fast tier (tests/tiers.py)
+def pytest_addoption(parser):
+    parser.addoption("--fast", action="store_true", help="the fast tier: the cheapest recorded tests (tests/tiers.py)")
+    parser.addoption(
+        "--record-durations", action="store_true", help="write each test's time to tests/durations.json (full runs)"
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--fast"):
+        return
+    from tests.tiers import read_durations, select_fast
+
+    keep = select_fast([i.nodeid for i in items], read_durations())
+    config.hook.pytest_deselected(items=[i for i in items if i.nodeid not in keep])
+    items[:] = [i for i in items if i.nodeid in keep]
+
+
+_TIMES: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report):
+    _TIMES[report.nodeid] = _TIMES.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session, exitstatus):
+    config = session.config
+    if not config.getoption("--record-durations") or exitstatus != 0 or config.getoption("--fast"):
+        return
+    import subprocess
+
+    from tests.tiers import write_durations
+
+    commit = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], capture_output=True, text=True).stdout.strip()
+    write_durations(dict(_TIMES), commit)
