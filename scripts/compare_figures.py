@@ -81,9 +81,13 @@ def main() -> int:
             print(line)
             md.append(f"- **{name[:-4]}**: only {'before' if fb.exists() else 'after'}")
             continue
-        table, moves = compare(pd.read_csv(fb), pd.read_csv(fa), a.top)
-        if table.empty:
-            print(f"{name[:-4]}: no metric in common")
+        before, after = pd.read_csv(fb), pd.read_csv(fa)
+        table, moves = compare(before, after, a.top)
+        if table.empty:  # every numeric column equal (all labels), or none shared
+            same = before.equals(after)
+            line = "unchanged (every value equal)" if same else "no metric in common"
+            print(f"{name[:-4]}: {line}")
+            md.append(f"- **{name[:-4]}**: {line}")
             continue
         rows = int(table["rows"].iloc[0])
         print(f"{name[:-4]} ({rows} rows)")

@@ -56,21 +56,37 @@ def pytest_addoption(parser):
     )
 
 
+def _shared_fixtures(item) -> list[str]:
+    """The module- and session-scoped fixtures `item` uses (module ones keyed by their file)."""
+    info = getattr(item, "_fixtureinfo", None)
+    out = []
+    for name, defs in info.name2fixturedefs.items() if info else ():
+        scope = getattr(defs[-1], "scope", "function")
+        if scope == "module":
+            out.append(f"{item.nodeid.split('::', 1)[0]}::{name}")
+        elif scope in ("session", "package"):
+            out.append(name)
+    return sorted(out)
+
+
+_TIMES: dict[str, dict[str, float]] = {}
+_USES: dict[str, list[str]] = {}
+
+
 def pytest_collection_modifyitems(config, items):
+    _USES.update({i.nodeid: _shared_fixtures(i) for i in items})
     if not config.getoption("--fast"):
         return
-    from tests.tiers import read_durations, select_fast
+    from tests.tiers import read_record, select_fast
 
-    keep = select_fast([i.nodeid for i in items], read_durations())
+    durations, uses, fixtures = read_record()
+    keep = select_fast([i.nodeid for i in items], durations, uses={**uses, **_USES}, fixtures=fixtures)
     config.hook.pytest_deselected(items=[i for i in items if i.nodeid not in keep])
     items[:] = [i for i in items if i.nodeid in keep]
 
 
-_TIMES: dict[str, float] = {}
-
-
 def pytest_runtest_logreport(report):
-    _TIMES[report.nodeid] = _TIMES.get(report.nodeid, 0.0) + report.duration
+    _TIMES.setdefault(report.nodeid, {})[report.when] = report.duration
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -79,7 +95,7 @@ def pytest_sessionfinish(session, exitstatus):
         return
     import subprocess
 
-    from tests.tiers import write_durations
+    from tests.tiers import write_record
 
     commit = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], capture_output=True, text=True).stdout.strip()
-    write_durations(dict(_TIMES), commit)
+    write_record(_TIMES, {n: _USES.get(n, []) for n in _TIMES}, commit)

@@ -71,7 +71,7 @@ def test_the_deepest_full_level_spills_first():
 def test_a_lower_k_takes_effect_at_the_next_compaction_not_at_once():
     """The moderate transition (R2): K falling from 10 to 1 reorganises nothing at once (greedy would merge and
     stall); L0 keeps its runs until it next spills, and a deeper level's next incoming data joins its active run."""
-    p = ruskey(initial_runs=10, learn=False)
+    p = ruskey(initial_runs=10, learn=False, stall_at_k1=True)
     l0 = tree_with({0: [FLUSH] * 5})
     p.flush_bytes_avg = l0.runs_at(0)[0].bytes
     p.k[:] = 1  # what a decision does (the agent's step, propagated to every level)
@@ -82,6 +82,16 @@ def test_a_lower_k_takes_effect_at_the_next_compaction_not_at_once():
     assert p.k_l0 == 1 and p.write_control.rate_limit(l0) == 0.0  # from this spill on, L0 keeps to K_1 = 1
     p.k[:] = 10
     assert {f.level for f in pick(p, full).inputs} == {0}  # K = 10: runs of 10 F, L1's youngest is full: a new run
+
+
+def test_writes_stop_while_l0_holds_more_than_k1_files_only_if_asked():
+    three = tree_with({0: [[(0, 9, 10)]] * 3})
+    assert ruskey(initial_runs=2, learn=False).write_control.rate_limit(three) is None  # RocksDB's triggers decide
+    p = ruskey(initial_runs=2, learn=False, stall_at_k1=True)
+    assert p.write_control.rate_limit(tree_with({0: [[(0, 9, 10)]] * 2})) is None
+    assert p.write_control.rate_limit(three) == 0.0
+    p.k_l0 = 3
+    assert p.write_control.rate_limit(three) is None
 
 
 def test_static_flsm_tiers_at_k_equal_t_and_levels_at_k_1():

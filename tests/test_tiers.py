@@ -1,6 +1,6 @@
 """The fast tier's choice of tests (tests/tiers.py)."""
 
-from tests.tiers import read_durations, select_fast, write_durations
+from tests.tiers import read_record, select_fast, split_setup, write_record
 
 
 def test_fast_tier_keeps_the_cheapest_within_budget_every_file_and_new_tests():
@@ -12,9 +12,32 @@ def test_fast_tier_keeps_the_cheapest_within_budget_every_file_and_new_tests():
     assert "c.py::slow" in keep and "b.py::t2" not in keep  # c.py's cheapest test, though over budget
 
 
-def test_durations_round_trip_with_the_host(tmp_path):
+def test_a_shared_fixture_is_paid_once_whichever_test_sets_it_up():
+    """A module fixture is set up by the first of its tests that runs: the record prices it apart, so a cheap test
+    that reads it is not cheap when the fixture has not been paid for."""
+    times = {
+        "f.py::draw": {"setup": 150.0, "call": 0.5},
+        "f.py::table": {"setup": 0.0, "call": 0.1},
+        "f.py::files": {"setup": 0.0, "call": 0.2},
+        "g.py::unit": {"setup": 0.01, "call": 0.3},
+    }
+    uses = {"f.py::draw": ["f.py::figs"], "f.py::table": ["f.py::figs"], "f.py::files": [], "g.py::unit": []}
+    durations, fixtures = split_setup(times, uses)
+    assert fixtures == {"f.py::figs": 150.0} and durations["f.py::table"] == 0.1 and durations["g.py::unit"] == 0.31
+    keep = select_fast(list(times), durations, budget=10.0, uses=uses, fixtures=fixtures)
+    assert keep == {"f.py::files", "g.py::unit"}
+    keep = select_fast(list(times), durations, budget=200.0, uses=uses, fixtures=fixtures)
+    assert keep == set(times)  # 150 s for the fixture once, not three times
+
+
+def test_record_round_trip_with_the_host(tmp_path):
     p = tmp_path / "d.json"
-    assert read_durations(p) == {}
-    write_durations({"x.py::t": 1.23456}, "abc", p)
-    assert read_durations(p) == {"x.py::t": 1.235}
+    assert read_record(p) == ({}, {}, {})
+    times = {"x.py::t": {"setup": 2.0, "call": 1.23456}, "x.py::u": {"call": 0.5}}
+    write_record(times, {"x.py::t": ["x.py::fx"]}, "abc", p)
+    durations, uses, fixtures = read_record(p)
+    assert durations == {"x.py::t": 1.235, "x.py::u": 0.5} and uses == {"x.py::t": ["x.py::fx"]}
+    assert fixtures == {"x.py::fx": 2.0}
     assert '"host"' in p.read_text() and '"commit": "abc"' in p.read_text()
+    write_record({"x.py::u": {"call": 0.7}}, {}, "def", p)  # a run of one test updates it and keeps the others
+    assert read_record(p)[0] == {"x.py::t": 1.235, "x.py::u": 0.7}

@@ -6,8 +6,9 @@ The FLSM-tree (ArceKV Table 1, "Ruskey" row; R1): the paper's level j holds up t
 fixed, ArceKV §5 "Baselines") in at most K_j sorted runs. Its level 1 is RocksDB's L0, whose files are its runs
 (Table 1's write stall, "#files in L0 > K_1", counts them), so lsmsim's level i is the paper's level i + 1:
 - L0: a flush adds a run; while L0 holds more than K_1 runs, its youngest runs merge into one L0 run (with K_1 = 1
-  each flush merges into the level's run: leveling; with K_1 = T none do: tiering). Writes stop while L0 holds
-  more than K_1 files.
+  each flush merges into the level's run: leveling; with K_1 = T none do: tiering). Table 1's write stall, "#files
+  in L0 > K_1", is read as this trigger, with RocksDB's slowdown and stop triggers behind it, as lsmsim's Moose reads
+  its row's (R1); `stall_at_k1` stops writes there instead.
 - level i >= 1: data entering it merges into its youngest ("active") run while that run is below T^(i+1) F / K,
   and starts a new run otherwise (Dostoevsky's fluid LSM, on which FLSM builds).
 - A level whose bytes reach its capacity merges all its runs into the next ("fullness of a level"), the deepest
@@ -38,7 +39,7 @@ from ...lsm.tree import Tree
 from ..base import Compaction, Policy, PolicyOptions
 from ..registry import register
 from ..view import View
-from ..write_control import WriteControl
+from ..write_control import WriteControl, no_limit
 from .ddpg import DDPG, DDPGSettings
 
 if TYPE_CHECKING:
@@ -60,6 +61,11 @@ class RusKeyOptions(PolicyOptions):
     learn: bool = Field(True, description="Tune K online; false keeps initial_runs (a static FLSM-tree).")
     target_file_size: Bytes | None = Field(None, gt=0)
     seed: int | None = Field(None, ge=0, description="The learner's seed; default the config's seed.")
+    stall_at_k1: bool = Field(
+        False,
+        description="Stop writes while L0 holds more than K_1 files (Table 1 read literally); default: that is "
+        "L0's compaction trigger and RocksDB's level0 slowdown/stop triggers stall writes, as for the other baselines.",
+    )
 
     def complete(self, cfg: Config) -> None:
         if self.seed is None:
@@ -87,7 +93,8 @@ class RusKey(Policy):
         o = options
         self.k = np.full(MAX_LEVELS, min(o.initial_runs, o.size_ratio), dtype=np.int64)  # K of lsmsim's level i
         self.k_l0 = int(self.k[0])  # the K_1 L0 keeps to (and stalls at) until it next spills
-        self.write_control = WriteControl(compaction_trigger=1, rate_limit=self._stall)
+        stall = self._stall if o.stall_at_k1 else no_limit
+        self.write_control = WriteControl(compaction_trigger=1, rate_limit=stall)
         self.agent = DDPG(4, seed=o.seed or 0, settings=DDPGSettings()) if o.learn else None
         self._mission = np.zeros(4)  # point, scan, write operations and seconds of the open mission
         self._last: tuple[np.ndarray, float] | None = None  # the state and action of the decision in force
@@ -106,7 +113,7 @@ class RusKey(Policy):
         return tree.level_bytes(i) >= self.capacity(i) * 1.0001
 
     def _stall(self, tree: Tree) -> float | None:
-        """Writes stop while L0 holds more than K_1 files (ArceKV Table 1)."""
+        """With `stall_at_k1`: writes stop while L0 holds more than K_1 files (ArceKV Table 1 read literally)."""
         return 0.0 if len(tree.runs_at(0)) > self.k_l0 else None
 
     def _l0_excess(self, tree: Tree) -> list:
