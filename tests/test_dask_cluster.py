@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -17,6 +16,7 @@ import pytest
 import yaml
 
 import lsmsim
+from tests.test_sweep import _wait_for
 
 DASK = Path(sys.executable).with_name("dask")
 SWEEP = {
@@ -30,15 +30,6 @@ SWEEP = {
 
 def _start(*args: str, log: Path) -> subprocess.Popen:
     return subprocess.Popen([str(DASK), *args], stdout=log.open("w"), stderr=subprocess.STDOUT)
-
-
-def _wait_for(cond, timeout: float = 60.0) -> bool:
-    t = time.time()
-    while time.time() - t < timeout:
-        if cond():
-            return True
-        time.sleep(0.2)
-    return False
 
 
 @pytest.mark.skipif(not DASK.exists(), reason="the `dask` command is not installed beside this Python")
