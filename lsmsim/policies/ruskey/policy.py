@@ -100,7 +100,6 @@ class RusKey(Policy):
         self._last: tuple[np.ndarray, float] | None = None  # the state and action of the decision in force
         self.missions = 0
         self.k_changes = 0
-        self.k_trace: list[tuple[float, int]] = [(0.0, int(self.k[0]))]
         self._k_seconds = self._seconds = 0.0  # K_1 x measured seconds, and the measured seconds
 
     # ------------------------------------------------------------------ the FLSM-tree (R1, R2)
@@ -199,7 +198,6 @@ class RusKey(Policy):
             self.k_changes += 1
             self.k[:] = k  # policy propagation: uniform Bloom filters, every level takes level 1's K (§5.2.1)
             self.k_l0 = max(self.k_l0, k)  # a higher K_1 at once; a lower one once L0 spills (R2)
-            self.k_trace.append((view.now, k))
         self._last = (state, a)
 
     def summary(self) -> dict:
