@@ -16,16 +16,24 @@ def test_a_shared_fixture_is_paid_once_whichever_test_sets_it_up():
     """A module fixture is set up by the first of its tests that runs: the record prices it apart, so a cheap test
     that reads it is not cheap when the fixture has not been paid for."""
     times = {
+        "g.py::first": {"setup": 0.02, "call": 0.1},  # sets the session fixture up, cheaply
         "f.py::draw": {"setup": 150.0, "call": 0.5},
         "f.py::table": {"setup": 0.0, "call": 0.1},
         "f.py::files": {"setup": 0.0, "call": 0.2},
         "g.py::unit": {"setup": 0.01, "call": 0.3},
     }
-    uses = {"f.py::draw": ["f.py::figs"], "f.py::table": ["f.py::figs"], "f.py::files": [], "g.py::unit": []}
+    uses = {
+        "g.py::first": ["tmp"],
+        "f.py::draw": ["f.py::figs", "tmp"],
+        "f.py::table": ["f.py::figs"],
+        "f.py::files": [],
+        "g.py::unit": [],
+    }
     durations, fixtures = split_setup(times, uses)
-    assert fixtures == {"f.py::figs": 150.0} and durations["f.py::table"] == 0.1 and durations["g.py::unit"] == 0.31
+    assert fixtures == {"tmp": 0.02, "f.py::figs": 150.0}  # each priced by the test that set it up
+    assert durations["f.py::table"] == 0.1 and durations["g.py::unit"] == 0.31
     keep = select_fast(list(times), durations, budget=10.0, uses=uses, fixtures=fixtures)
-    assert keep == {"f.py::files", "g.py::unit"}
+    assert keep == {"g.py::first", "f.py::files", "g.py::unit"}
     keep = select_fast(list(times), durations, budget=200.0, uses=uses, fixtures=fixtures)
     assert keep == set(times)  # 150 s for the fixture once, not three times
 

@@ -76,16 +76,17 @@ def read_record(path: Path = DURATIONS) -> tuple[dict[str, float], dict[str, lis
 
 
 def split_setup(times: dict[str, dict[str, float]], uses: dict[str, list[str]]) -> tuple[dict, dict]:
-    """From each test's {setup, call, teardown} seconds: (per-test seconds, shared fixture seconds). A test's setup
-    counts as its shared fixtures' (the largest setup among the tests using each) unless it uses none."""
+    """From each test's {setup, call, teardown} seconds, in the order they ran: (per-test seconds, shared fixture
+    seconds). A shared fixture is set up by the first test that uses it, so that test's setup is the fixture's
+    cost; a test that sets up no shared fixture keeps its setup."""
     fixtures: dict[str, float] = {}
     durations = {}
     for n, t in times.items():
         setup = t.get("setup", 0.0)
-        shared = uses.get(n, [])
-        for f in shared:
-            fixtures[f] = max(fixtures.get(f, 0.0), setup)
-        durations[n] = t.get("call", 0.0) + t.get("teardown", 0.0) + (0.0 if shared else setup)
+        new = [f for f in uses.get(n, []) if f not in fixtures]
+        for f in new:
+            fixtures[f] = setup
+        durations[n] = t.get("call", 0.0) + t.get("teardown", 0.0) + (0.0 if new else setup)
     return durations, fixtures
 
 
