@@ -95,7 +95,7 @@ class DDPGSettings:
     tau: float = 0.01
     batch: int = 64
     updates: int = 1  # minibatches per decision
-    noise: float = 0.5  # Gaussian exploration on a in [-1, 1]: round(a) is the step, so 0.5 explores often
+    noise: float = 0.5  # Gaussian exploration on a in [-1, 1]: a step needs |a| > 1/3 (k_step), so 0.5 explores often
     noise_decay: float = 0.99
     noise_floor: float = 0.2
     epsilon: float = 0.5  # chance of a uniform action instead (a saturated actor's noise never leaves its bound)
@@ -146,9 +146,6 @@ class DDPG:
             with _BLAS.limit(limits=1, user_api="blas"):
                 for _ in range(self.settings.updates):
                     self._train()
-
-    def q(self, s: np.ndarray, a: np.ndarray) -> np.ndarray:
-        return self.critic.forward(np.column_stack([s, a]))[0][:, 0]
 
     def _train(self) -> None:
         st = self.settings
