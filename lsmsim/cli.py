@@ -429,16 +429,14 @@ def build_parser() -> argparse.ArgumentParser:
     cf.add_argument("--reference", action="store_true", help="print the Markdown reference (the default)")
     cf.set_defaults(func=_cmd_config)
 
+    from .formats import options_cli
+    from .tuning.camal import cli as camal_cli
+    from .policies.ecotune import solve_cli
     from .ssd import cli as ssd_cli
 
     ssd_cli.add_parser(sub)
-
-    from .formats import options_cli
-
     options_cli.add_parsers(sub)
-
-    from .policies.ecotune import solve_cli
-
+    camal_cli.add_parser(sub)
     eco = solve_cli.add_parser(sub)
     if eco.get_default("func") is None:
         eco.set_defaults(func=lambda a: (eco.print_help(), 2)[1])
