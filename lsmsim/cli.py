@@ -430,9 +430,9 @@ def build_parser() -> argparse.ArgumentParser:
     cf.set_defaults(func=_cmd_config)
 
     from .formats import options_cli
-    from .tuning.camal import cli as camal_cli
     from .policies.ecotune import solve_cli
     from .ssd import cli as ssd_cli
+    from .tuning.camal import cli as camal_cli
 
     ssd_cli.add_parser(sub)
     options_cli.add_parsers(sub)
