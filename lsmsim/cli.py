@@ -12,7 +12,7 @@ try:  # Ctrl-C while the command starts, before `main` handles it: one line and 
     from pathlib import Path
 
     from . import __version__
-    from .errors import ConfigError, LsmsimError
+    from .errors import LsmsimError
 except KeyboardInterrupt:
     sys.stderr.write("lsmsim: interrupted\n")
     raise SystemExit(130) from None
@@ -91,37 +91,11 @@ def print_summary(result, file=sys.stdout) -> None:
     )
 
 
-def _workload_formats(args):
-    """The config `lsmsim run` runs: the YAML, with its workload from a YCSB file (--ycsb) or everything from a
-    db_bench command line (--dbbench); each unsupported property or flag is named on stderr."""
-    if not (args.ycsb or args.dbbench):
-        if args.config is None:
-            raise ConfigError("lsmsim run", [("config", "give a config YAML, --ycsb FILE or --dbbench ARGS")])
-        return args.config
-    from .loading import read_yaml
-
-    cfg = read_yaml(args.config) if args.config else {}
-    notes = []
-    if args.dbbench:
-        from .formats.dbbench_args import dbbench_config
-
-        from_db, notes = dbbench_config(args.dbbench)
-        for section, value in from_db.items():
-            cfg[section] = {**cfg.get(section, {}), **value} if isinstance(value, dict) else value
-    if args.ycsb:
-        from .workloads.ycsb import load_ycsb
-
-        cfg["workload"], more = load_ycsb(args.ycsb)
-        notes += more
-    for name, why in notes:
-        print(f"lsmsim: warning: {name}: {why}", file=sys.stderr)
-    return cfg
-
-
 def _cmd_run(args) -> int:
     from .api import run
+    from .formats.inputs import config_source
 
-    config = _workload_formats(args)
+    config = config_source(args.config, args.ycsb, args.dbbench)
     result = run(config, overrides=args.set or [], out=args.out, progress=not args.quiet and sys.stderr.isatty())
     if args.json:
         print(json.dumps(result.summary, indent=2, sort_keys=True))
@@ -432,11 +406,13 @@ def build_parser() -> argparse.ArgumentParser:
     from .formats import options_cli
     from .policies.ecotune import solve_cli
     from .ssd import cli as ssd_cli
+    from .tuning import tune_cli
     from .tuning.camal import cli as camal_cli
 
     ssd_cli.add_parser(sub)
     options_cli.add_parsers(sub)
     camal_cli.add_parser(sub)
+    tune_cli.add_parser(sub)
     eco = solve_cli.add_parser(sub)
     if eco.get_default("func") is None:
         eco.set_defaults(func=lambda a: (eco.print_help(), 2)[1])

@@ -181,7 +181,9 @@ def test_sweeps_expand_at_every_scale(name, scale):
     for p in sw.points:
         c = p.config
         assert c.workload.num == num and c.workload.preload and c.workload.suite is not None
-        if p.params.get("variant") == "CAM":  # CAMAL tunes the buffer, the filters and the cache (test_policy_files_agree)
+        if (
+            p.params.get("variant") == "CAM"
+        ):  # CAMAL tunes the buffer, the filters and the cache (test_policy_files_agree)
             assert name == "workloads" and c.policy.name == "moose"
             continue
         buffer = 2 * 2**20 if scale == "paper" else 256 * 2**10  # see base.yaml: trees over buffers

@@ -1,0 +1,66 @@
+"""What `lsmsim tune` optimises: one metric, or a weighted mix of metrics, read from a run's summary.
+
+Metrics (the decision-fidelity benchmark's, validation/fidelity.py): `throughput` (ops/s of the measured phases,
+higher is better), `p99` and `p999` (the worst of the operation types' percentiles), `stall` (seconds writes were
+stopped or slowed down: db_bench's rocksdb.stall.micros), `wamp` (bytes written to the device by flushes and
+compactions over the bytes flushed: db_bench's W-Amp). A mix `throughput:1,p99:0.5` is scored as the weighted sum
+of each metric's log-ratio to the config's own (the search's first trial), signed so that lower is better: scale
+free, so a weight says how many percent of one metric are worth a percent of another (our choice).
+"""
+
+from __future__ import annotations
+
+import math
+
+METRICS = ("throughput", "p99", "p999", "stall", "wamp")
+HIGHER_IS_BETTER = {"throughput": True, "p99": False, "p999": False, "stall": False, "wamp": False}
+#: Below these a metric's differences do not matter: 1 op/s, 1 us, 1 ms of stalls, a write-amp of 1.
+FLOOR = {"throughput": 1.0, "p99": 1e-6, "p999": 1e-6, "stall": 1e-3, "wamp": 1.0}
+OP_TYPES = ("write", "get", "get_empty", "short_scan", "long_scan")
+
+
+def parse(text: str) -> dict[str, float]:
+    """`throughput` or `throughput:1,p99:0.5` -> {metric: weight}; ValueError naming what is allowed."""
+    out: dict[str, float] = {}
+    for part in text.split(","):
+        name, _, w = part.strip().partition(":")
+        if name not in METRICS:
+            raise ValueError(f"--objective: unknown metric {name!r}; allowed: {', '.join(METRICS)} (or a mix m:w,...)")
+        try:
+            weight = float(w) if w else 1.0
+        except ValueError:
+            raise ValueError(f"--objective: the weight of {name} must be a number, got {w!r}") from None
+        if weight <= 0 or not math.isfinite(weight):
+            raise ValueError(f"--objective: the weight of {name} must be positive, got {w!r}")
+        out[name] = weight
+    return out
+
+
+def metrics(s: dict) -> dict[str, float]:
+    """The metrics of one run's summary."""
+    kinds = [k for k in OP_TYPES if s.get(f"ops_{k}", 0) > 0]
+
+    def worst(q: str) -> float:
+        vals = [s.get(f"latency_{k}_{q}_s", math.nan) for k in kinds]
+        vals = [v for v in vals if v == v]
+        return max(vals) if vals else math.nan
+
+    flushed = s.get("flush_bytes", 0.0)
+    written = flushed + s.get("compaction_write_bytes", 0.0)
+    return {
+        "throughput": s["throughput_ops_per_s"],
+        "p99": worst("p99"),
+        "p999": worst("p999"),
+        "stall": s["stall_stop_s"] + s["stall_slowdown_s"],
+        "wamp": written / flushed if flushed else math.nan,
+    }
+
+
+def score(m: dict[str, float], base: dict[str, float], weights: dict[str, float]) -> float:
+    """Lower is better: sum of weight x log(metric / base's), negated for metrics where higher is better. A metric
+    below its floor (no stall: 0 s) counts at the floor (FLOOR), so that the ratio stays finite."""
+    total = 0.0
+    for name, w in weights.items():
+        r = math.log(max(m[name], FLOOR[name]) / max(base[name], FLOOR[name]))
+        total += w * (-r if HIGHER_IS_BETTER[name] else r)
+    return total

@@ -1,0 +1,207 @@
+"""`lsmsim tune`'s search: optuna's TPE sampler over RocksDB's options (space.py), each candidate simulated with
+several seeds, scored by the objective (objective.py) against the config as given, which is the first trial.
+
+Candidates run in `jobs` worker processes, a batch of `jobs` asked from the study at a time (optuna's ask/tell),
+so a search is deterministic for a given seed and number of jobs. A candidate's interval is the range of its
+seeds' values. After the search, the best candidate and the config as given run again with the workload's write
+share moved by -20% and +20% (robustness: what the choice loses when the mix shifts).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from typing import Any
+
+from . import objective, space
+
+KEEP = ("first_slowdown_cause", "first_stop_cause", "first_slowdown_s", "first_stop_s", "completed")
+
+
+@dataclass
+class Candidate:
+    """One evaluated option set: its metrics per seed, their mean and range, and its score (lower is better)."""
+
+    number: int
+    options: dict[str, Any]
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    score: float = math.nan
+    error: str = ""
+
+    def mean(self, name: str) -> float:
+        vals = [r[name] for r in self.runs if r[name] == r[name]]
+        return sum(vals) / len(vals) if vals else math.nan
+
+    def interval(self, name: str) -> tuple[float, float]:
+        vals = [r[name] for r in self.runs if r[name] == r[name]]
+        return (min(vals), max(vals)) if vals else (math.nan, math.nan)
+
+    def metrics(self) -> dict[str, float]:
+        return {m: self.mean(m) for m in objective.METRICS}
+
+
+@dataclass
+class Tuning:
+    """A search's outcome: the config as given (`baseline`), every candidate, the best, the budget, robustness."""
+
+    baseline: Candidate
+    candidates: list[Candidate]
+    best: Candidate
+    budget: int
+    weights: dict[str, float]
+    seconds: float
+    robustness: list[dict[str, Any]] = field(default_factory=list)
+    robustness_note: str = ""
+
+
+def evaluate(data: dict, seeds: list[int]) -> list[dict[str, Any]]:
+    """Simulate config dict `data` once per seed; each run's metrics and stall causes. A worker's entry point."""
+    from ..loading import load_config
+    from ..sim import simulate
+
+    out = []
+    for seed in seeds:
+        s = simulate(load_config({**data, "seed": seed})).summary
+        out.append({**objective.metrics(s), **{k: s.get(k) for k in KEEP}})
+    return out
+
+
+def tune(
+    cfg,
+    weights: dict[str, float],
+    trials: int = 40,
+    seeds: int = 2,
+    jobs: int = 1,
+    budget: int | None = None,
+    timeout: float = 600.0,
+    on_trial: Callable[[Candidate], None] | None = None,
+) -> Tuning:
+    """Search RocksDB's options for `cfg`'s workload and machine (module docstring). `budget`: bytes for the
+    memtables and the block cache (default: what `cfg` gives them); `timeout`: seconds of search, after which the
+    candidates finished count."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    t0 = time.monotonic()
+    data = cfg.model_dump(mode="json")
+    given = space.options_of(cfg)
+    budget = int(budget or space.memtables(given) + cfg.lsm.block_cache_size)
+    if budget < 2 * space.MiB:
+        raise ValueError(f"--memory: at least 2 MiB (two 1 MiB memtables), got {budget} B")
+    seed_list = [cfg.seed + i for i in range(seeds)]
+    cores = cfg.machine.cores or 2
+    study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=cfg.seed))
+    pool = ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) if jobs > 1 else None
+    try:
+        base = Candidate(-1, given, _run(pool, data, seed_list))
+        base.score = 0.0
+        cands: list[Candidate] = []
+        while len(cands) < trials and time.monotonic() - t0 < timeout:
+            batch = [study.ask() for _ in range(min(jobs, trials - len(cands)))]
+            opts = [space.suggest(t, cores, budget) for t in batch]
+            configs = [space.apply(copy.deepcopy(data), o, budget) for o in opts]
+            results = _map(pool, configs, seed_list)
+            for t, o, r in zip(batch, opts, results, strict=True):
+                c = Candidate(t.number, o)
+                if isinstance(r, Exception):
+                    c.error = f"{type(r).__name__}: {r}"
+                    study.tell(t, state=optuna.trial.TrialState.FAIL)
+                else:
+                    c.runs = r
+                    c.score = objective.score(c.metrics(), base.metrics(), weights)
+                    study.tell(t, c.score if math.isfinite(c.score) else math.inf)
+                cands.append(c)
+                if on_trial:
+                    on_trial(c)
+        ok = [c for c in cands if not c.error and math.isfinite(c.score)]
+        # a candidate must beat the config as given by more than 0.1% (a score of -0.001) to replace it
+        best = min(ok, key=lambda c: c.score) if ok and min(c.score for c in ok) < -1e-3 else base
+        result = Tuning(base, cands, best, budget, weights, time.monotonic() - t0)
+        _robustness(result, cfg, data, pool, seed_list)
+    finally:
+        if pool:
+            pool.shutdown(cancel_futures=True)
+    return result
+
+
+def _run(pool, data: dict, seeds: list[int]) -> list[dict[str, Any]]:
+    r = _map(pool, [data], seeds)[0]
+    if isinstance(r, Exception):
+        raise r
+    return r
+
+
+def _map(pool, configs: list[dict], seeds: list[int]) -> list[Any]:
+    """evaluate() over the configs, in the pool when there is one; an exception in its config's place."""
+    if pool is None:
+        out: list[Any] = []
+        for d in configs:
+            try:
+                out.append(evaluate(d, seeds))
+            except Exception as e:  # a candidate RocksDB would refuse or the simulator cannot run: the trial fails
+                out.append(e)
+        return out
+    futures = [pool.submit(evaluate, d, seeds) for d in configs]
+    res: list[Any] = []
+    for f in futures:
+        try:
+            res.append(f.result())
+        except Exception as e:
+            res.append(e)
+    return res
+
+
+def shifted(cfg, factor: float) -> dict | None:
+    """The config dict with every measured phase's write share x `factor` (reads take the rest), or None when no
+    measured phase mixes reads and writes from the same clients."""
+    from ..workloads.presets import resolve_phases
+
+    phases = resolve_phases(cfg.workload)
+    out, moved = [], False
+    for p in phases:
+        d = p.model_dump(mode="json")
+        m = p.mix
+        w, r = m.writes(), m.reads()
+        if p.measure and w > 0 and r > 0 and p.queries.mode == "with_writers":
+            tot = w + r
+            w2 = min(tot, w * factor)
+            for k in ("insert", "update", "delete"):
+                d["mix"][k] = getattr(m, k) * w2 / w
+            for k in ("get", "get_empty", "short_scan", "long_scan"):
+                d["mix"][k] = getattr(m, k) * (tot - w2) / r
+            moved = True
+        out.append(d)
+    if not moved:
+        return None
+    data = cfg.model_dump(mode="json")
+    data["workload"] = {**data["workload"], "preset": None, "suite": None, "preload": False, "phases": out}
+    return data
+
+
+def _robustness(result: Tuning, cfg, data: dict, pool, seeds: list[int]) -> None:
+    if result.best is result.baseline:
+        result.robustness_note = "no candidate beat the config as given"
+        return
+    rows = []
+    for factor in (0.8, 1.2):
+        sd = shifted(cfg, factor)
+        if sd is None:
+            result.robustness_note = "no measured phase mixes reads and writes: nothing to shift"
+            return
+        tuned = space.apply(copy.deepcopy(sd), result.best.options, result.budget)
+        base_runs, tuned_runs = (_map(pool, [d], seeds)[0] for d in (sd, tuned))
+        if isinstance(base_runs, Exception) or isinstance(tuned_runs, Exception):
+            result.robustness_note = (
+                f"a shifted run failed: {base_runs if isinstance(base_runs, Exception) else tuned_runs}"
+            )
+            return
+        b, t = Candidate(-1, {}, base_runs), Candidate(-1, {}, tuned_runs)
+        rows.append({"write_share_x": factor, "score": objective.score(t.metrics(), b.metrics(), result.weights)})
+        rows[-1].update({f"{m}_given": b.mean(m) for m in result.weights})
+        rows[-1].update({f"{m}_tuned": t.mean(m) for m in result.weights})
+    result.robustness = rows
