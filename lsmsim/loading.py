@@ -94,7 +94,10 @@ def apply_override(data: dict, assignment: str) -> None:
         except (ValueError, IndexError):
             raise ConfigError("--set", [(path, "is not a list index here")]) from None
     else:
-        node[last] = _parse_scalar(value, path)
+        v = _parse_scalar(value, path)
+        if keys == ["policy", "name"] and isinstance(node, dict) and node.get("name") not in (None, v):
+            node.clear()  # another policy: the old one's options are not this one's (give them after this --set)
+        node[last] = v
 
 
 # ---------------------------------------------------------------- presets
@@ -190,10 +193,58 @@ def _loc(loc: tuple) -> str:
     return "".join(parts) or "(top level)"
 
 
-def _message(err: Mapping[str, Any]) -> str:
+def _fields_of(loc: list, data: Any) -> list[str] | None:
+    """The field names a section at `loc` (a path of names) allows, where lsmsim's models tell: a top-level section,
+    one of its sub-sections, or the policy and device chosen (their options)."""
+    from pydantic import BaseModel
+
+    if loc[:1] == ["policy"] and len(loc) == 1:
+        cls = policies().get(str((data.get("policy") or {}).get("name")))
+        return list(cls.Options.model_fields) if cls else None
+    import typing
+
+    model: Any = Config
+    for k in loc:
+        f = getattr(model, "model_fields", {}).get(k)
+        ann = getattr(f, "annotation", None)
+        if typing.get_origin(ann) is list:  # workload.phases[i]: the list's element
+            ann = typing.get_args(ann)[0]
+        if not (isinstance(ann, type) and issubclass(ann, BaseModel)):
+            return None
+        model = ann
+    return list(model.model_fields)
+
+
+def _unknown(loc: list, data: Any) -> str:
+    """An unknown field's message: the policies that have it, or the closest names of its section."""
+    import difflib
+
+    name, section = str(loc[-1]), [str(x) for x in loc[:-1]]
+    if section == ["policy"]:
+        chosen = str((data.get("policy") or {}).get("name"))
+        owners = [n for n, cls in policies().items() if name in cls.Options.model_fields]
+        cls = policies().get(chosen)
+        if owners and cls:
+            opts = ", ".join(f for f in cls.Options.model_fields if f != "name")
+            return (
+                f"not an option of policy {chosen!r} but of {', '.join(owners)}; {chosen}'s options: {opts} "
+                f'(`--set "policy={{name: {chosen}}}"` starts the section afresh)'
+            )
+    allowed = _fields_of(section, data) if isinstance(data, dict) else None
+    close = difflib.get_close_matches(name, allowed or [], n=3, cutoff=0.75)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    return f"unknown field ({hint}check the spelling; `lsmsim config` prints the reference)"
+
+
+def _message(err: Mapping[str, Any], data: Any = None) -> str:
     msg = err["msg"].removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
-        return "unknown field (check the spelling; `lsmsim run --help` points to the reference)"
+        loc = [x for x in err["loc"] if isinstance(x, str)]
+        if loc and loc[0] == "policy" and len(loc) >= 2 and loc[1] in policies():
+            del loc[1]
+        if loc and loc[0] == "device" and len(loc) >= 2 and loc[1] in device_names():
+            del loc[1]
+        return _unknown(loc, data or {})
     if err["type"] == "literal_error":
         return msg.replace("Input should be", "must be")
     if err["type"] == "union_tag_invalid":
@@ -205,7 +256,7 @@ def _message(err: Mapping[str, Any]) -> str:
     return msg
 
 
-def _validation_errors(e: ValidationError) -> list[tuple[str, str]]:
+def _validation_errors(e: ValidationError, data: Any = None) -> list[tuple[str, str]]:
     out = []
     for err in e.errors():
         loc = list(err["loc"])
@@ -214,7 +265,7 @@ def _validation_errors(e: ValidationError) -> list[tuple[str, str]]:
             del loc[1]
         if len(loc) >= 2 and loc[0] == "device" and loc[1] in device_names():
             del loc[1]
-        msg = _message(err)
+        msg = _message(err, data)
         if msg.startswith("@"):  # a model validator naming its sub-field: "@movement: ..."
             sub, _, msg = msg[1:].partition(": ")
             loc += [int(p) if p.isdigit() else p for p in sub.split(".")]
@@ -228,7 +279,7 @@ def validate(data: dict, source: str = "<config>") -> Config:
     try:
         return Config.model_validate(data)
     except ValidationError as e:
-        raise ConfigError(source, _validation_errors(e)) from None
+        raise ConfigError(source, _validation_errors(e, data)) from None
     except RecursionError:
         raise ConfigError(source, [("(top level)", "nested too deeply to be a config")]) from None
 

@@ -47,7 +47,10 @@ def test_override_sets_nested_field():
     [
         ("lsm.write_buffer_size=lots", "lsm.write_buffer_size", "size"),
         ("policy.name=bogus", "policy", "leveled"),
-        ("policy.size_ratio=5", "policy.size_ratio", "unknown field"),
+        ("policy.size_ratio=5", "policy.size_ratio", "not an option of policy 'leveled' but of"),
+        ("lsm.write_bufer_size=1MiB", "lsm.write_bufer_size", "did you mean write_buffer_size?"),
+        ("workload.phases.0.mixx=1", "workload.phases[0].mixx", "did you mean mix?"),
+        ("lsm.zzz=1", "lsm.zzz", "unknown field (check the spelling"),
         ("machine.cores=0", "machine.cores", "greater than or equal to 1"),
         ("workload.phases.0.mix.insert=0", "workload.phases[0]", "positive fraction"),
         ("lsm.level0_stop_writes_trigger=2", "lsm", "level0_stop_writes_trigger"),
@@ -59,6 +62,16 @@ def test_errors_name_the_yaml_path(override, path, words):
     paths = [p for p, _ in e.value.errors]
     assert path in paths, paths
     assert any(words in m for _, m in e.value.errors), e.value.errors
+
+
+def test_setting_another_policy_starts_its_section_afresh():
+    """The issue-37 finding: `--set policy.name=tiering` on a leveled config failed on leveled's options."""
+    cfg = load_config(small_config(), ["policy.max_bytes_for_level_multiplier=5", "policy.name=tiering"])
+    assert cfg.policy.name == "tiering" and cfg.policy.size_ratio == 10  # tiering's defaults
+    cfg = load_config(small_config(), ["policy.name=tiering", "policy.size_ratio=4"])  # options after the name stay
+    assert cfg.policy.size_ratio == 4
+    same = load_config(small_config(), ["policy.max_bytes_for_level_multiplier=5", "policy.name=leveled"])
+    assert same.policy.max_bytes_for_level_multiplier == 5  # the same policy keeps its options
 
 
 def test_missing_and_bad_files(tmp_path):
