@@ -98,7 +98,9 @@ def _cmd_run(args) -> int:
     config = config_source(args.config, args.ycsb, args.dbbench)
     result = run(config, overrides=args.set or [], out=args.out, progress=not args.quiet and sys.stderr.isatty())
     if args.json:
-        print(json.dumps(result.summary, indent=2, sort_keys=True))
+        from .result import summary_json
+
+        print(summary_json(result.summary))
     else:
         print_summary(result)
         if args.out:

@@ -54,6 +54,20 @@ def provenance(cfg, code: tuple[str | None, bool] | None = None) -> dict:
 TABLES = ("timeseries", "compactions", "latency", "requests", "events")
 
 
+def summary_json(summary: dict) -> str:
+    """The summary as standard JSON: a value that is not a finite number (NaN: nothing measured) is null, which every
+    JSON parser reads (Python's NaN is not JSON); `summary_from_json` reads it back with NaN."""
+    import math
+
+    clean = {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in summary.items()}
+    return json.dumps(clean, indent=2, sort_keys=True, allow_nan=False)
+
+
+def summary_from_json(text: str) -> dict:
+    """A summary written by `summary_json`: null back to NaN (a summary holds no None of its own)."""
+    return {k: float("nan") if v is None else v for k, v in json.loads(text).items()}
+
+
 class Result:
     """What one run produced. `summary` is a dict of scalars (keys: `lsmsim.sim.summary.SUMMARY_DOC`); `timeseries`
     has one row per sample interval; `compactions` one row per flush, compaction or trivial move;
@@ -115,9 +129,7 @@ class Result:
         """Write summary.json, *.parquet, config.yaml (resolved), provenance.json and (with `log`) RocksDB's LOG
         into `out`."""
         out = Path(out)
-        atomic_write(
-            out / "summary.json", lambda p: Path(p).write_text(json.dumps(self.summary, indent=2, sort_keys=True))
-        )
+        atomic_write(out / "summary.json", lambda p: Path(p).write_text(summary_json(self.summary)))
         for name in TABLES:
             df = getattr(self, name)
             atomic_write(out / f"{name}.parquet", lambda p, df=df: df.to_parquet(p, index=False))

@@ -182,3 +182,15 @@ def test_sync_latency_defaults_to_the_drives_write_latency():
     dev = make_device(cfg.device)
     assert cfg.device.sync_latency is None
     assert dev.wal_sync_seconds() == pytest.approx(dev.write_latency()) and dev.write_latency() > 0
+
+
+def test_a_histograms_percentiles_never_exceed_its_largest_latency():
+    """Issue 37, finding 7: a long scan's max_s was below its p999_s (a bin's midpoint above the largest value)."""
+    from lsmsim.sim.recorder import LatencyHistogram
+
+    h = LatencyHistogram()
+    h.add_many(np.array([1.0e-4, 1.001e-4, 1.002e-4]), 0.5)
+    h.add(1.0e-5, 2.25)
+    row = h.row()
+    assert row["p999_s"] <= row["max_s"] == pytest.approx(1.002e-4) and row["p50_s"] <= row["p99_s"]
+    assert row["count"] == 4 and isinstance(row["count"], int)  # 3.75 operations of mass: 4

@@ -64,10 +64,12 @@ class LatencyHistogram:
         if self.total <= 0:
             return float("nan")
         c = np.cumsum(self.w)
-        return float(self.mids[min(int(np.searchsorted(c, q / 100.0 * self.total)), self.bins - 1)])
+        mid = float(self.mids[min(int(np.searchsorted(c, q / 100.0 * self.total)), self.bins - 1)])
+        return min(mid, self.max)  # the top bin's midpoint may lie above the largest latency seen
 
     def row(self) -> dict:
-        out = {"count": self.total, "mean_s": self.sum / self.total if self.total else float("nan")}
+        # fluid mode spreads operations as masses: the count of operations is their rounded sum
+        out = {"count": int(round(self.total)), "mean_s": self.sum / self.total if self.total else float("nan")}
         out.update({f"{name}_s": self.percentile(q) for name, q in PERCENTILES})
         out["max_s"] = self.max if self.total else float("nan")
         return out

@@ -28,7 +28,7 @@ import yaml
 
 from ..atomic import atomic_dir, atomic_write
 from ..errors import LsmsimError
-from ..result import TABLES, Result
+from ..result import TABLES, Result, summary_from_json
 
 PARAM_PREFIX = ""  # parameters keep their names (paths, labels, variant, seed)
 
@@ -151,7 +151,7 @@ class Store:
         if not d.is_dir():
             raise KeyError(f"{self.root}: no finished point {point_id}")
         out = {name: pd.read_parquet(d / f"{name}.parquet") for name in TABLES if (d / f"{name}.parquet").exists()}
-        out["summary"] = json.loads((d / "summary.json").read_text())
+        out["summary"] = summary_from_json((d / "summary.json").read_text())
         return out
 
 
