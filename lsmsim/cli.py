@@ -49,6 +49,8 @@ def print_summary(result, file=sys.stdout) -> None:
     )
     if not s.get("completed", True):
         w(f"   WARNING: sim.max_time ({result.config.sim.max_time:g} s) ended the run before its phases finished")
+    for text in filter(None, s.get("warnings", "").split(" | ")):
+        print(f"lsmsim: warning: {text}", file=sys.stderr)
     w("throughput (ops/s)")
     for op in ("write", "get", "get_empty", "short_scan", "long_scan"):
         if s.get(f"ops_{op}", 0) > 0:

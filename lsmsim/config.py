@@ -422,6 +422,17 @@ class Config(Section):
         return self
 
     @model_validator(mode="after")
+    def _memtable_holds_an_entry(self):
+        w = self.workload
+        entry = w.key_size + w.value_size + self.lsm.memtable_entry_overhead
+        if self.lsm.write_buffer_size < entry:
+            raise ValueError(
+                f"@lsm.write_buffer_size: {self.lsm.write_buffer_size:,} B cannot hold one entry of {entry:,} B (key, "
+                "value and the memtable's overhead); RocksDB's smallest is 64 KiB"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _resolve_sampling(self):
         """`lsm.entries_per_sample: auto` becomes the number it stands for (it needs the workload's sizes)."""
         if self.lsm.entries_per_sample == "auto":

@@ -156,3 +156,24 @@ def test_io_priority_tiers_share_a_rank():
         with pytest.raises(ConfigError) as e:
             load_config(small_config(), [f"machine.io_priority={bad}"])
         assert any("once" in m for _, m in e.value.errors), bad
+
+
+def test_a_memtable_that_holds_no_entry_is_refused():
+    """Issue 37, finding 2: a 16-byte memtable ran silently for more than 10 minutes."""
+    with pytest.raises(ConfigError) as e:
+        load_config(small_config(), ["lsm.write_buffer_size=16"])
+    assert e.value.errors[0][0] == "lsm.write_buffer_size" and "cannot hold one entry" in e.value.errors[0][1]
+
+
+def test_degenerate_runs_say_so_in_their_summary():
+    """Issue 37, findings 2 and 4: a buffer below RocksDB's 64 KiB, a mix not summing to 1, a run whose data stayed
+    in the memtable (write-amp 0.45, no compaction) each leave a warning; a sound run leaves none."""
+    import lsmsim
+
+    cfg = small_config()
+    cfg["workload"]["phases"][0]["operations"] = 2000
+    s = lsmsim.run(cfg, ["workload.num=2000", "lsm.write_buffer_size=1MiB"]).summary
+    assert "never left the memtables" in s["warnings"]
+    s = lsmsim.run(cfg, ["workload.num=2000", "lsm.write_buffer_size=32KiB", "workload.phases.0.mix.insert=1.3"]).summary
+    assert "below RocksDB's minimum of 64 KiB" in s["warnings"] and "sums to 1.3" in s["warnings"]
+    assert lsmsim.run(small_config()).summary["warnings"] == ""

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..tolerances import TIME_EPS
+from . import sanity
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from .write_controller import WriteController
 
 SUMMARY_DOC = {
+    "warnings": "what makes the run's figures mean little (sim/sanity.py), joined by ' | '; empty when nothing",
     "completed": "false when sim.max_time or a limit (ended_by) ended the run before its phases finished",
     "ended_by": "what ended the run: phases (all ran, then the drain), max_time (sim.max_time), disk_full (the tree "
     "and its outputs in flight outgrew device.capacity) or open_files_limit (machine.open_files_limit); a limit "
@@ -209,4 +211,5 @@ def build_summary(
     for i in sorted(n.blocks):
         s[f"block_cache_hit_ratio_L{i}"], s[f"page_cache_hit_ratio_L{i}"] = n.hit_ratios(i)
     s.update({f"policy_{k}": v for k, v in policy_summary.items()})
+    s["warnings"] = sanity.warnings(cfg, s)
     return {k: (float(v) if isinstance(v, float) else v) for k, v in s.items()}
