@@ -41,6 +41,8 @@ def _human_latency(v: float) -> str:
 
 
 def print_summary(result, file=sys.stdout) -> None:
+    from .sim.counters import OPS
+
     s = result.summary
     w = lambda *a: print(*a, file=file)  # noqa: E731
     w(
@@ -52,10 +54,17 @@ def print_summary(result, file=sys.stdout) -> None:
     for text in filter(None, s.get("warnings", "").split(" | ")):
         print(f"lsmsim: warning: {text}", file=sys.stderr)
     w("throughput (ops/s)")
-    for op in ("write", "get", "get_empty", "short_scan", "long_scan"):
+    for op in OPS:
         if s.get(f"ops_{op}", 0) > 0:
             w(f"  {op:<12}{s[f'throughput_{op}_ops_per_s']:>14,.0f}   ({s[f'ops_{op}']:,.0f} ops)")
     w(f"  {'total':<12}{s['throughput_ops_per_s']:>14,.0f}")
+    phases = [k[6:-10] for k in s if k.startswith("phase_") and k.endswith("_ops_per_s") and f"{k[:-10]}_stall_s" in s]
+    if phases:  # one line per measured phase, as db_bench prints one per benchmark (us/op: 1e6 / ops/s)
+        w("phases (measured)      ops/s      us/op   stall s   by type (ops/s)")
+        for ph in phases:
+            r, kinds = s[f"phase_{ph}_ops_per_s"], [op for op in OPS if f"phase_{ph}_{op}_ops_per_s" in s]
+            by = ", ".join(f"{op} {s[f'phase_{ph}_{op}_ops_per_s']:,.0f}" for op in kinds) if len(kinds) > 1 else ""
+            w(f"  {ph:<14}{r:>13,.0f}{1e6 / r if r else float('nan'):>11.2f}{s[f'phase_{ph}_stall_s']:>10.2f}   {by}")
     # from the summary's latency_<op>_<stat>_s keys (in the latency table's order), so printing needs no pandas
     lat_ops = [k[len("latency_") : -len("_mean_s")] for k in s if k.startswith("latency_") and k.endswith("_mean_s")]
     if lat_ops:

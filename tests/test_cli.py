@@ -248,3 +248,14 @@ def test_ctrl_c_while_the_command_starts_is_one_line_and_130():
     r = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 130, r.stderr
     assert r.stderr.strip() == "lsmsim: interrupted"
+
+
+def test_the_summary_prints_a_line_per_phase():
+    """Issue 37, finding 3: fillrandom then readrandom printed one ops/s for writes and gets (over both phases'
+    time); each phase now has its own line at its own rate, as db_bench prints one per benchmark."""
+    r = lsmsim("run", "--dbbench", "--benchmarks=fillrandom,readrandom --num=50000 --compression_type=none", "-q")
+    assert r.returncode == 0, r.stderr
+    lines = {ln.split()[0]: ln.split() for ln in r.stdout.splitlines() if ln.startswith("  ")}
+    fill, read = float(lines["fillrandom"][1].replace(",", "")), float(lines["readrandom"][1].replace(",", ""))
+    assert float(lines["fillrandom"][2]) == pytest.approx(1e6 / fill, rel=1e-3)  # us/op
+    assert read > 1.5 * fill and "get" in lines["readrandom"]  # reads of an in-memory store outrun the fill

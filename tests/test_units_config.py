@@ -174,6 +174,8 @@ def test_degenerate_runs_say_so_in_their_summary():
     cfg["workload"]["phases"][0]["operations"] = 2000
     s = lsmsim.run(cfg, ["workload.num=2000", "lsm.write_buffer_size=1MiB"]).summary
     assert "never left the memtables" in s["warnings"]
-    s = lsmsim.run(cfg, ["workload.num=2000", "lsm.write_buffer_size=32KiB", "workload.phases.0.mix.insert=1.3"]).summary
+    s = lsmsim.run(
+        cfg, ["workload.num=2000", "lsm.write_buffer_size=32KiB", "workload.phases.0.mix.insert=1.3"]
+    ).summary
     assert "below RocksDB's minimum of 64 KiB" in s["warnings"] and "sums to 1.3" in s["warnings"]
     assert lsmsim.run(small_config()).summary["warnings"] == ""

@@ -13,6 +13,7 @@ from ..lsm.sstable import Samples
 from ..result import Result, code_state
 from ..tolerances import ROUND_EPS, TIME_EPS
 from . import limits, queueing
+from .counters import OPS
 from .summary import build_summary
 
 # latency histogram: log-spaced bins from 10 ns to 1000 s, 0.5% wide
@@ -133,12 +134,13 @@ class Recorder:
             sum(n.ops[op] for op in reads),
             sum(n.read_pages[op] for op in reads),
             n.stop_time + n.slowdown_time,
+            *(n.ops[op] for op in OPS),
         )
         now = self.clock.now
         if self._phase_start is not None:
             name, t0, ops0, measure, point0 = self._phase_start
             dt = now - t0
-            gets, empty, pages, queries, query_pages, stalled = (a - b for a, b in zip(point, point0))
+            gets, empty, pages, queries, query_pages, stalled, *by_op = (a - b for a, b in zip(point, point0))
             lookups = self._phase_lookups.row()
             self.phases.append(
                 {
@@ -159,6 +161,7 @@ class Recorder:
                     "lookup_p90_s": lookups["p90_s"],
                     "lookup_p99_s": lookups["p99_s"],
                     "lookup_p999_s": lookups["p999_s"],
+                    **{f"{op}_ops_per_s": k / dt if dt > 0 else 0.0 for op, k in zip(OPS, by_op, strict=True)},
                 }
             )
         p = self.cursor.phase
@@ -445,6 +448,9 @@ class Recorder:
             if row["measure"]:
                 summary[f"phase_{row['phase']}_ops_per_s"] = float(row["ops_per_s"])
                 summary[f"phase_{row['phase']}_stall_s"] = float(row["stall_s"])
+                for op in OPS:  # the phase's operation types, each at its own rate (db_bench's line per benchmark)
+                    if row[f"{op}_ops_per_s"] > 0:
+                        summary[f"phase_{row['phase']}_{op}_ops_per_s"] = float(row[f"{op}_ops_per_s"])
                 if not math.isnan(row["pages_per_query"]):
                     summary[f"phase_{row['phase']}_pages_per_query"] = float(row["pages_per_query"])
                 if not math.isnan(row["pages_per_lookup"]):  # a phase of point lookups
