@@ -22,19 +22,20 @@ def _cmd_import(args) -> int:
         workload = read_yaml(args.workload).get("workload")
     cfg, rep = to_config(opts, workload)
     load_config(cfg)  # what lsmsim would refuse, refused here, naming the field
-    print(f"{args.options}: {len(rep.mapped)} mapped, {len(rep.ignored)} ignored, {len(rep.unsupported)} unsupported")
-    for name, value, path in rep.mapped:
-        print(f"  mapped       {name} = {value}  ->  {path}")
-    if args.verbose:
-        for name, value in rep.ignored:
-            print(f"  ignored      {name} = {value}  (not modelled; no effect on what lsmsim models)")
-    elif rep.ignored:
-        import textwrap
-
-        names = ", ".join(name.split("] ", 1)[-1] for name, _ in rep.ignored)
-        print(textwrap.fill(f"ignored (not modelled; -v for their values): {names}", 110, subsequent_indent="  "))
-    for name, value, why in rep.unsupported:
+    # the report goes to stderr when the config itself goes to stdout, so that `lsmsim import X > c.yaml` is YAML
+    out = sys.stdout if args.out else sys.stderr
+    print(f"{args.options}: {len(rep.mapped)} mapped, {len(rep.ignored)} ignored, {len(rep.unsupported)} unsupported",
+          file=out)  # fmt: skip
+    for name, value, why in rep.unsupported:  # what changes the numbers comes first
         print(f"lsmsim: warning: {name} = {value}: {why}; the config runs without it", file=sys.stderr)
+    if args.verbose:
+        for name, value, path in rep.mapped:
+            print(f"  mapped       {name} = {value}  ->  {path}", file=out)
+        for name, value in rep.ignored:
+            print(f"  ignored      {name} = {value}  (not modelled; no effect on what lsmsim models)", file=out)
+    elif rep.mapped or rep.ignored:
+        print("  (-v lists each option mapped, with its config field, and each one ignored: not modelled, at a value "
+              "that changes nothing lsmsim models)", file=out)  # fmt: skip
     head = (
         f"# imported from {args.options} by lsmsim import: the options lsmsim models; the workload is not in an\n"
         "# OPTIONS file (db_bench fillrandom of 1M keys unless --workload gave one)\n"
@@ -46,7 +47,11 @@ def _cmd_export(args) -> int:
     from ..loading import load_config
     from .options_file import from_config
 
-    text = from_config(load_config(args.config, args.set or []))
+    cfg = load_config(args.config, args.set or [])
+    text = from_config(cfg)
+    cache = cfg.lsm.block_cache_size  # an OPTIONS file has no field for the block cache's capacity
+    print(f"lsmsim: note: OPTIONS files do not hold the block cache size; run db_bench with --cache_size={cache}",
+          file=sys.stderr)  # fmt: skip
     return _write_or_print(text, args.out, "RocksDB options", f" (db_bench --options_file={args.out})")
 
 
