@@ -182,6 +182,7 @@ def _cmd_validate(args) -> int:
         sample_every=args.sample_every,
         driver=True if args.driver else None,
         match_rate=not args.own_rate,
+        force=args.force,
     )
     t = v.table
     print(f"{'metric':24s} {'RocksDB':>16s} {'lsmsim':>16s} {'error':>8s}")
@@ -344,6 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
     va.add_argument("--set", action="append", metavar="PATH=VALUE", help="override a config field (repeatable)")
     va.add_argument("-o", "--out", metavar="DIR", help="save both runs (Parquet), the table and runs.png here")
     va.add_argument("--db-dir", metavar="DIR", help="where the temporary RocksDB goes (default: the system temp dir)")
+    va.add_argument("--force", action="store_true", help="run even if the DB may outgrow the folder's free space")
     va.add_argument(
         "--sample-every",
         type=int,

@@ -194,3 +194,20 @@ def test_real_scans_draw_their_lengths_from_the_phase(tmp_path, monkeypatch):
     run_real(c, db_dir=tmp_path)
     assert len(asked) == 2_000 and min(asked) == 1 and max(asked) == 40
     assert sum(asked) / len(asked) == pytest.approx(20.5, rel=0.05)  # 4 standard errors of the mean: 11.5 / sqrt(2000)
+
+
+def test_validate_says_what_it_writes_and_refuses_more_than_the_disk(tmp_path):
+    """Issue 37, finding 10: validate on a 1 TB config wrote 45 GB to /tmp before it was killed, and a missing
+    --db-dir printed a raw errno. Both are refused now before RocksDB opens."""
+    path = tmp_path / "c.yaml"
+    path.write_text(str(cfg()).replace("'", '"'))
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "lsmsim.cli", "validate", str(path), *args],
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+
+    r = cli("--db-dir", str(tmp_path / "missing"))
+    assert r.returncode == 2 and "no such folder" in r.stderr and "Errno" not in r.stderr
+    r = cli("--set", "workload.num=100G", "--db-dir", str(tmp_path))
+    assert r.returncode == 2 and "more than the" in r.stderr and "GiB free" in r.stderr
+    assert not list(tmp_path.glob("lsmsim-validate-*"))  # nothing written

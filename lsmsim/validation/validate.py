@@ -37,6 +37,7 @@ from ..policies.universal import UniversalOptions
 from ..workloads import scan_lengths
 from ..workloads.generator import sampler_for
 from ..workloads.presets import resolve_phases
+from .room import check_room
 
 OPS = ("insert", "update", "delete", "get", "get_empty", "short_scan", "long_scan")
 
@@ -437,9 +438,11 @@ def validate(
     sample_every: int | None = None,
     driver: bool | None = None,
     match_rate: bool = True,
+    force: bool = False,
 ) -> Validation:
     """Run a config on real RocksDB and on the simulator; with `out`, save both and the plot. With
-    `match_rate`, the simulator writes at the rate the real client reached (`at_real_rate`)."""
+    `match_rate`, the simulator writes at the rate the real client reached (`at_real_rate`). It says on stderr what
+    the real run will write where, and refuses more than the folder's free space unless `force`."""
     from ..api import run
     from ..atomic import atomic_write
     from ..loading import load_config
@@ -453,6 +456,7 @@ def validate(
         band_size(cfg)  # unsupported policy: fail before running anything
     else:
         options_for(cfg)
+    check_room(cfg, db_dir, force)
     real = run_real(cfg, db_dir, sample_every, source, driver)
     sim = run(at_real_rate(cfg, real) if match_rate else cfg)
     levels = _num_levels(real.summary, sim.summary)
