@@ -138,6 +138,9 @@ def _cmd_sweep(args) -> int:
         f"{sw.name}: {len(sw.points)} points, {done.ran} run, {done.skipped} already done, "
         f"{done.failed} failed -> {done.store.root}/results.parquet"
     )
+    from .compare import sweep_table
+
+    print(sweep_table(done.table, list(dict.fromkeys(k for p in sw.points for k in p.params))))
     if done.failed:
         for _, row in done.table[done.table["status"] == "failed"].iterrows():
             print(
@@ -418,6 +421,7 @@ def build_parser() -> argparse.ArgumentParser:
     cf.add_argument("--reference", action="store_true", help="print the Markdown reference (the default)")
     cf.set_defaults(func=_cmd_config)
 
+    from . import runs_cli
     from .formats import options_cli
     from .policies.ecotune import solve_cli
     from .ssd import cli as ssd_cli
@@ -426,6 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ssd_cli.add_parser(sub)
     options_cli.add_parsers(sub)
+    runs_cli.add_parsers(sub)
     camal_cli.add_parser(sub)
     tune_cli.add_parser(sub)
     eco = solve_cli.add_parser(sub)

@@ -90,12 +90,22 @@ class SweepResults:
         if ax is None:
             ax = Figure(figsize=(6, 4)).subplots()
         fig = ax.figure
+        # parameters given with units ("4MiB", "16MiB") plot at their values, not sorted as strings
+        values = {v: _as_number(v) for v in df[x].unique()}
+        numeric = all(n is not None for n in values.values())
         groups = df.groupby(hue, sort=False) if hue and hue in df else [(None, df)]
         for label, g in groups:
             m = seed_means(g, [x], 0.95, [y]) if "seed" in g else g.groupby(x, sort=True)[y].mean().reset_index()
-            m = m.sort_values(x)
+            m = m.assign(_x=m[x].map(values)).sort_values("_x") if numeric else m.sort_values(x)
             err = m[f"{y}_ci"] if f"{y}_ci" in m and m[f"{y}_ci"].notna().any() else None
-            ax.errorbar(m[x], m[y], yerr=err, marker="o", capsize=3, label=label)
+            ax.errorbar(m["_x"] if numeric else m[x], m[y], yerr=err, marker="o", capsize=3, label=label)
+        if numeric and any(isinstance(v, str) for v in values):
+            ticks = sorted(values, key=values.get)
+            lo, hi = values[ticks[0]], values[ticks[-1]]
+            if lo > 0 and hi / lo >= 16:  # sizes spanning orders of magnitude: a log axis
+                ax.set_xscale("log")
+            ax.set_xticks([values[t] for t in ticks], [str(t) for t in ticks])
+            ax.minorticks_off()
         ax.set_xlabel(x)
         ax.set_ylabel(y)
         if hue and hue in df:
@@ -113,3 +123,19 @@ class SweepResults:
         n_failed = len(self.failed)
         head = f"<p><b>{self.root}</b>: {len(self)} points, {n_failed} failed</p>"
         return head + self.view().to_html(index=False, max_rows=50)
+
+
+def _as_number(v) -> float | None:
+    """A parameter's value as a number: numbers as they are, strings with a unit (4MiB, 100K, 10ms, 20MB/s)
+    parsed; None when it is neither."""
+    from .. import units
+
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return float(v)
+    if isinstance(v, str):
+        for parse in (units.parse_size, units.parse_count, units.parse_duration, units.parse_bandwidth):
+            try:
+                return float(parse(v))
+            except (ValueError, TypeError):
+                continue
+    return None
