@@ -46,8 +46,8 @@ def print_summary(result, file=sys.stdout) -> None:
     s = result.summary
     w = lambda *a: print(*a, file=file)  # noqa: E731
     w(
-        f"== {getattr(result.config, 'name', 'run')}: {s['sim_time_s']:.2f} simulated s "
-        f"({s['measured_time_s']:.2f} s measured)"
+        f"== {getattr(result.config, 'name', 'run')} ({getattr(getattr(result.config, 'policy', None), 'name', '?')}): "
+        f"{s['sim_time_s']:.2f} simulated s ({s['measured_time_s']:.2f} s measured)"
     )
     if not s.get("completed", True):
         w(f"   WARNING: sim.max_time ({result.config.sim.max_time:g} s) ended the run before its phases finished")
@@ -56,7 +56,8 @@ def print_summary(result, file=sys.stdout) -> None:
     w("throughput (ops/s)")
     for op in OPS:
         if s.get(f"ops_{op}", 0) > 0:
-            w(f"  {op:<12}{s[f'throughput_{op}_ops_per_s']:>14,.0f}   ({s[f'ops_{op}']:,.0f} ops)")
+            n = s.get(f"measured_ops_{op}", s[f"ops_{op}"])  # measured phases only (not a load's inserts)
+            w(f"  {op:<12}{s[f'throughput_{op}_ops_per_s']:>14,.0f}   ({n:,.0f} ops measured)")
     w(f"  {'total':<12}{s['throughput_ops_per_s']:>14,.0f}")
     phases = [k[6:-10] for k in s if k.startswith("phase_") and k.endswith("_ops_per_s") and f"{k[:-10]}_stall_s" in s]
     if phases:  # one line per measured phase, as db_bench prints one per benchmark (us/op: 1e6 / ops/s)

@@ -66,6 +66,11 @@ def test_ycsb_workloada_maps_and_runs(tmp_path):
     assert r.returncode == 0, r.stderr
     s = __import__("json").loads(r.stdout)
     assert s["ops_get"] == pytest.approx(5000, abs=1) and s["ops_write"] == pytest.approx(25000, abs=1)
+    assert s["measured_ops_write"] == pytest.approx(5000, abs=1)  # the load's 20,000 inserts are not measured
+    # issue 37, finding 3: the printed summary counts the measured operations and names the policy
+    r = cli("run", "--ycsb", str(f), "--set", "workload.num=20000", "--set", "workload.phases.0.operations=20000",
+            "--set", "workload.phases.1.operations=10000", "-q")  # fmt: skip
+    assert "(leveled)" in r.stdout.splitlines()[0] and "(5,000 ops measured)" in r.stdout
 
 
 def test_ycsb_mixes_scans_and_read_modify_writes():

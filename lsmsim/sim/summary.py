@@ -28,6 +28,7 @@ SUMMARY_DOC = {
     "sim_time_s": "simulated seconds until the run ended (phases, then draining if sim.drain)",
     "measured_time_s": "simulated seconds of phases with measure: true",
     "ops_<op>": "operations executed (all phases), op in write, get, get_empty, short_scan, long_scan",
+    "measured_ops_<op>": "of them, the operations of measured phases (what the throughputs count)",
     "throughput_<op>_ops_per_s": "operations of measured phases / measured_time_s",
     "throughput_ops_per_s": "all operations of measured phases / measured_time_s",
     "latency_<op>_<stat>_s": "latency percentiles (p50, p90, p99, p999) and mean, measured phases; "
@@ -150,6 +151,7 @@ def build_summary(
     for op, count in n.ops.items():
         m = n.measured_ops[op]
         s[f"ops_{op}"] = count
+        s[f"measured_ops_{op}"] = m
         s[f"throughput_{op}_ops_per_s"] = m / mt if mt > 0 else 0.0
         total += m
     s["throughput_ops_per_s"] = total / mt if mt > 0 else 0.0
