@@ -96,10 +96,10 @@ class Headroom:
         twin.plot(t, ts["pending_compaction_bytes"] / 1e9, color="tab:green", label="pending compaction (GB)")
         twin.set_ylabel("pending compaction bytes (GB)")
         ax[0].legend(loc="upper left", fontsize=7)
-        ax[1].plot(t, ts["write_mb_per_s"])
+        ax[1].plot(t, ts["write_mb_per_s"], label="user writes")
         if self.rate_runs and self.max_stall_free_rate == self.max_stall_free_rate:
             ax[1].axhline(self.max_stall_free_rate / 1e6, ls="--", color="k", label="highest stall-free rate")
-            ax[1].legend(fontsize=7)
+        ax[1].legend(fontsize=7)
         ax[1].set(xlabel="time (s)", ylabel="writes (MB/s)")
         ax[2].plot(t, ts["physical_bytes"] / 1e9, label="physical")
         ax[2].plot(t, ts["space_bytes"] / 1e9, label="tree")
@@ -113,6 +113,7 @@ class Headroom:
             ax[3].set_axis_off()
         for a in ax[:3]:
             a.grid(alpha=0.3)
+        fig.suptitle("lsmsim headroom: stalls, write rate, space and wear of the base run", fontsize=10)
         fig.tight_layout()
         if path is not None:
             atomic_write(Path(path), lambda p: fig.savefig(p, format=Path(path).suffix.lstrip(".") or "png", dpi=110))

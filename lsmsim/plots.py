@@ -74,7 +74,7 @@ def plot_tree(ts: pd.DataFrame, path: str | Path | None = None, title: str = "",
     axes[-1].set_xlabel("simulated time (s)")
     _phases(ts, axes[:2])
     a.legend(ncol=min(len(levels), 7), fontsize="small")
-    a.set_title(f"tree over time {title}".strip())
+    a.set_title(f"sorted runs and bytes per level over time{' - ' + title if title else ''}")
     return _finish(fig, path, ax is None)
 
 

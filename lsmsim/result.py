@@ -162,6 +162,8 @@ class Result:
         from . import plots  # one way: plots draw DataFrames and dicts, never import Result
 
         title = getattr(self.config, "name", "")
+        pol = getattr(getattr(self.config, "policy", None), "name", None)
+        title = f"{title}: {pol}" if pol else title  # tree.png says which policy drew it
         if kind == "tree":
             return plots.plot_tree(self.timeseries, path, title=title, ax=ax)
         if kind == "throughput":

@@ -11,13 +11,20 @@ from matplotlib.figure import Figure
 from .. import units
 from .registry import figure
 
+# Okabe and Ito's colour-blind-safe palette (black last), then tab10's: the strategies' lines stay apart
+OKABE_ITO = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000"]
+
+
+def _color(i: int):
+    return OKABE_ITO[i] if i < len(OKABE_ITO) else colormaps["tab10"](i - len(OKABE_ITO))
+
 
 def _strategy_lines(axes, df: pd.DataFrame, x: str, panels, xlabel: str, **axis_kw) -> None:
     """On each axis, one line per strategy of `df` (in its order): column `x` against a panel's (column, scale,
     label). Up to eleven strategies, in tab20's colours."""
     for a, (col, scale, label) in zip(axes, panels):
         for i, (name, g) in enumerate(df.groupby("strategy", sort=False)):
-            a.plot(g[x], g[col] * scale, marker="os^Dv"[i % 5], color=colormaps["tab20"](i), label=name)
+            a.plot(g[x], g[col] * scale, marker="os^Dv"[i % 5], color=_color(i), label=name)
         a.set(xlabel=xlabel, ylabel=label, **axis_kw)
         a.grid(alpha=0.3)
 

@@ -9,6 +9,7 @@ import re
 
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from .registry import figure
 
@@ -128,7 +129,11 @@ def _wa_plot(df: pd.DataFrame, x: str, xlabel: str):
 )
 def wa_vs_data_size(res):
     fig, df = _wa_plot(_wa_table(res), "N_over_B", "N/B (buffer flushes)")
-    fig.axes[0].set_xscale("log")
+    ax = fig.axes[0]
+    ax.set_xscale("log")
+    # plain numbers (60, 200, 3,500), not 6x10^1: the log axis's default minor labels
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if f"{v:.0e}"[0] in "25" else ""))
     return fig, df
 
 
