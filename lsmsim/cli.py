@@ -115,6 +115,10 @@ def _cmd_run(args) -> int:
         print(summary_json(result.summary))
     else:
         print_summary(result)
+        if args.ycsb:  # YCSB's own [OVERALL] / [READ] lines too
+            from .formats.ycsb_report import ycsb_lines
+
+            print(ycsb_lines(result.summary))
         if args.out:
             print(f"results written to {args.out}/ (summary.json, *.parquet, config.yaml, LOG, tree.png)")
     return 0

@@ -71,6 +71,8 @@ def test_ycsb_workloada_maps_and_runs(tmp_path):
     r = cli("run", "--ycsb", str(f), "--set", "workload.num=20000", "--set", "workload.phases.0.operations=20000",
             "--set", "workload.phases.1.operations=10000", "-q")  # fmt: skip
     assert "(leveled)" in r.stdout.splitlines()[0] and "(5,000 ops measured)" in r.stdout
+    assert "[OVERALL], Throughput(ops/sec), " in r.stdout and "[READ], Operations, 5000" in r.stdout  # YCSB's lines
+    assert "[READ], 99thPercentileLatency(us), " in r.stdout
 
 
 def test_ycsb_mixes_scans_and_read_modify_writes():
