@@ -142,6 +142,15 @@ def test_a_mixed_workload_in_two_workers_reports_ranges_and_robustness(tmp_path)
         lo, hi = s["predicted"][who]["throughput"]["range"]
         assert lo <= s["predicted"][who]["throughput"]["mean"] <= hi
     assert s["predicted"]["given"]["stall"]["mean"] > 0.1 and s["best_trial"] >= 0  # the stalls are beaten
+    # a mix of metrics is searched for its Pareto front; the choice is on it
+    assert s["best_trial"] in s["pareto_front"]
+    df = pd.read_csv(tmp_path / "out" / "trials.csv").set_index("trial")
+    for n in s["pareto_front"]:  # no other candidate is at least as good on both metrics and better on one
+        a = df.loc[n]
+        assert not any(
+            (o.stall <= a.stall and o.throughput >= a.throughput) and (o.stall < a.stall or o.throughput > a.throughput)
+            for i, o in df[df.index >= 0].iterrows() if i != n
+        )  # fmt: skip
     # the choice, re-run with the write share moved both ways beside the config as given
     assert [r["write_share_x"] for r in s["robustness"]] == [0.8, 1.2]
     assert all(r["throughput_tuned"] > 0 and r["throughput_given"] > 0 for r in s["robustness"])

@@ -56,11 +56,16 @@ def metrics(s: dict) -> dict[str, float]:
     }
 
 
-def score(m: dict[str, float], base: dict[str, float], weights: dict[str, float]) -> float:
-    """Lower is better: sum of weight x log(metric / base's), negated for metrics where higher is better. A metric
-    below its floor (no stall: 0 s) counts at the floor (FLOOR), so that the ratio stays finite."""
-    total = 0.0
-    for name, w in weights.items():
+def parts(m: dict[str, float], base: dict[str, float], weights: dict[str, float]) -> list[float]:
+    """Per metric of `weights`, log(metric / base's), negated where higher is better: lower is better for each. A
+    metric below its floor (no stall: 0 s) counts at the floor (FLOOR), so that the ratio stays finite."""
+    out = []
+    for name in weights:
         r = math.log(max(m[name], FLOOR[name]) / max(base[name], FLOOR[name]))
-        total += w * (-r if HIGHER_IS_BETTER[name] else r)
-    return total
+        out.append(-r if HIGHER_IS_BETTER[name] else r)
+    return out
+
+
+def score(m: dict[str, float], base: dict[str, float], weights: dict[str, float]) -> float:
+    """Lower is better: the weighted sum of `parts`."""
+    return sum(w * p for w, p in zip(weights.values(), parts(m, base, weights), strict=True))

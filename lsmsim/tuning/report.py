@@ -62,6 +62,7 @@ def summary(t: Tuning, cfg_name: str) -> dict:
             for who, c in (("given", b), ("tuned", best))
         },
         "robustness": t.robustness or t.robustness_note,
+        "pareto_front": t.pareto,
     }
 
 
@@ -76,6 +77,10 @@ def text(t: Tuning, s: dict, out: Path) -> str:
         lines.append("no candidate beat the config as given; it is kept")
     else:
         lines.append(f"best: trial {best.number}, score {best.score:+.3f} (log-ratio to the config as given)")
+    if t.pareto:
+        lines.append(
+            f"Pareto front of the metrics: trials {', '.join(map(str, t.pareto))} (the choice: its weighted best)"
+        )
     lines.append(f"{'metric':<11}{'given':>44}  {'tuned':>44}")
     for m in objective.METRICS:
         lines.append(f"{m:<11}{_fig(t, b, m):>44}  {_fig(t, best, m):>44}")

@@ -1,5 +1,7 @@
 """`lsmsim tune`'s search: optuna's TPE sampler over RocksDB's options (space.py), each candidate simulated with
-several seeds, scored by the objective (objective.py) against the config as given, which is the first trial.
+several seeds, scored by the objective (objective.py) against the config as given, which is the first trial. A mix
+of metrics is a multi-objective search (one log-ratio per metric); the choice is the weighted best of its Pareto
+front.
 
 Candidates run in `jobs` worker processes, a batch of `jobs` asked from the study at a time (optuna's ask/tell),
 so a search is deterministic for a given seed and number of jobs. A candidate's interval is the range of its
@@ -57,6 +59,7 @@ class Tuning:
     seconds: float
     robustness: list[dict[str, Any]] = field(default_factory=list)
     robustness_note: str = ""
+    pareto: list[int] = field(default_factory=list)  # a mix of metrics: the trials no other beats on all of them
 
 
 def evaluate(data: dict, seeds: list[int]) -> list[dict[str, Any]]:
@@ -95,7 +98,11 @@ def tune(
         raise ValueError(f"--memory: at least 2 MiB (two 1 MiB memtables), got {budget} B")
     seed_list = [cfg.seed + i for i in range(seeds)]
     cores = cfg.machine.cores or 2
-    study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=cfg.seed))
+    # a mix of metrics is searched as the multi-objective problem it is (TPE's multi-objective mode): the choice
+    # is the weighted best of the Pareto front
+    multi = len(weights) > 1
+    sampler = optuna.samplers.TPESampler(seed=cfg.seed)
+    study = optuna.create_study(directions=["minimize"] * len(weights), sampler=sampler)
     pool = ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) if jobs > 1 else None
     try:
         base = Candidate(-1, given, _run(pool, data, seed_list))
@@ -114,14 +121,18 @@ def tune(
                 else:
                     c.runs = r
                     c.score = objective.score(c.metrics(), base.metrics(), weights)
-                    study.tell(t, c.score if math.isfinite(c.score) else math.inf)
+                    vals = objective.parts(c.metrics(), base.metrics(), weights) if multi else [c.score]
+                    study.tell(t, [v if math.isfinite(v) else math.inf for v in vals])
                 cands.append(c)
                 if on_trial:
                     on_trial(c)
         ok = [c for c in cands if not c.error and math.isfinite(c.score)]
+        front = sorted(t.number for t in study.best_trials) if multi and ok else []
+        if front:
+            ok = [c for c in ok if c.number in front]
         # a candidate must beat the config as given by more than 0.1% (a score of -0.001) to replace it
         best = min(ok, key=lambda c: c.score) if ok and min(c.score for c in ok) < -1e-3 else base
-        result = Tuning(base, cands, best, budget, weights, time.monotonic() - t0)
+        result = Tuning(base, cands, best, budget, weights, time.monotonic() - t0, pareto=front)
         _robustness(result, cfg, data, pool, seed_list)
     finally:
         if pool:
