@@ -261,20 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run one experiment YAML and print a summary table.",
         epilog=_EPILOG,
     )
-    r.add_argument("config", nargs="?", help="experiment YAML file (optional with --ycsb or --dbbench)")
-    r.add_argument("--ycsb", metavar="FILE", help="the workload from a YCSB property file (workloads/workloada, ...)")
-    r.add_argument(
-        "--dbbench",
-        metavar="ARGS",
-        help='a db_bench command line, e.g. "--benchmarks=fillrandom,readrandom --num=1000000": its benchmarks as '
-        "phases, its options as the config (the YAML, if given, underneath)",
-    )
-    r.add_argument(
-        "--set",
-        action="append",
-        metavar="PATH=VALUE",
-        help="override a config field, e.g. --set lsm.write_buffer_size=64MiB (repeatable)",
-    )
+    from .formats.inputs import add_arguments
+
+    add_arguments(r)
     r.add_argument("-o", "--out", metavar="DIR", help="write summary.json, Parquet tables, config and a tree plot here")
     r.add_argument("--json", action="store_true", help="print the summary as JSON")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")

@@ -12,10 +12,9 @@ def add_parsers(subparsers) -> None:
         "`lsmsim run` would run: policy, device, machine, memory, keys and bytes, each phase, a lower bound on "
         "the simulated time, and the config's warnings. Exit 2 on an invalid config.",
     )
-    c.add_argument("config", nargs="?", help="experiment YAML (optional with --dbbench or --ycsb)")
-    c.add_argument("--dbbench", metavar="ARGS", help="a db_bench command line")
-    c.add_argument("--ycsb", metavar="FILE", help="a YCSB property file")
-    c.add_argument("--set", action="append", default=[], metavar="PATH=VALUE", help="override a config field")
+    from .formats.inputs import add_arguments
+
+    add_arguments(c)
     c.set_defaults(func=_cmd_check)
     m = subparsers.add_parser(
         "compare",

@@ -33,3 +33,22 @@ def config_source(config: str | None, ycsb: str | None, dbbench: str | None, com
     for name, why in notes:
         print(f"lsmsim: warning: {name}: {why}", file=sys.stderr)
     return cfg
+
+
+def add_arguments(parser) -> None:
+    """The inputs `run`, `tune` and `check` share: a config YAML, --ycsb FILE, --dbbench ARGS, --set PATH=VALUE."""
+    parser.add_argument("config", nargs="?", help="experiment YAML file (optional with --ycsb or --dbbench)")
+    parser.add_argument("--ycsb", metavar="FILE", help="the workload from a YCSB property file (workloads/workloada)")
+    parser.add_argument(
+        "--dbbench",
+        metavar="ARGS",
+        help='a db_bench command line, e.g. "--benchmarks=fillrandom,readrandom --num=1000000": its benchmarks as '
+        "phases, its options as the config (the YAML, if given, underneath)",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="PATH=VALUE",
+        help="override a config field, e.g. --set lsm.write_buffer_size=64MiB (repeatable)",
+    )

@@ -22,10 +22,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "tune", help="search RocksDB options for an objective on the simulator", description=_DESCRIPTION
     )
-    p.add_argument("config", nargs="?", help="experiment YAML (optional with --dbbench or --ycsb)")
-    p.add_argument("--dbbench", metavar="ARGS", help="the workload and options of a db_bench command line")
-    p.add_argument("--ycsb", metavar="FILE", help="the workload from a YCSB property file")
-    p.add_argument("--set", action="append", default=[], metavar="PATH=VALUE", help="override a config field")
+    from ..formats.inputs import add_arguments
+
+    add_arguments(p)
     p.add_argument(
         "--objective",
         default="throughput",
