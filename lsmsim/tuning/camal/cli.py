@@ -92,7 +92,8 @@ def _cmd(a) -> int:
     if a.no_train:
         if not done:
             raise ValueError(f"--no-train: no samples in {out / 'samples.csv'} to fit the model on")
-        model = Model().fit(done)
+        full = store_of(cfg)  # the scans and blocks of the config the recommendation is for
+        model = Model(scan_length=full.scan_length, block_size=full.block_size).fit(done)
     else:
         model = _train(a, cfg, out, done)
     store, mix = store_of(cfg), _mix_arg(a.mix) if a.mix else average_mix(cfg)
