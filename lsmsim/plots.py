@@ -14,14 +14,28 @@ from matplotlib.figure import Figure
 
 from .atomic import atomic_write
 
+#: Okabe and Ito's colour-blind-safe palette (black last): every lsmsim plot and figure cycles through it
+OKABE_ITO = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000"]
+
+
+def palette():
+    """A matplotlib rc_context that draws lines and bars in OKABE_ITO's colours, then tab10's."""
+    from cycler import cycler
+    from matplotlib import colormaps, rc_context
+
+    tab10 = [colormaps["tab10"](i) for i in range(10)]
+    return rc_context({"axes.prop_cycle": cycler(color=OKABE_ITO + tab10)})
+
+
 OPS = ("write", "get", "get_empty", "short_scan", "long_scan")
 
 
 def _axes(ax, n: int = 1, figsize=(8, 4)):
     """(figure, list of n Axes): new ones, or those given (one Axes or a sequence)."""
     if ax is None:
-        fig = Figure(figsize=figsize)
-        axes = fig.subplots(n, 1, sharex=True, squeeze=False)[:, 0].tolist()
+        with palette():  # axes take their colour cycle when they are made
+            fig = Figure(figsize=figsize)
+            axes = fig.subplots(n, 1, sharex=True, squeeze=False)[:, 0].tolist()
         return fig, axes
     axes = list(ax) if isinstance(ax, (list, tuple)) else [ax]
     return axes[0].figure, axes

@@ -16,6 +16,7 @@ from pathlib import Path
 from lsmsim.api import load_results
 from lsmsim.atomic import atomic_write
 from lsmsim.figures.registry import all_figures
+from lsmsim.plots import palette
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,7 +34,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{a.results}: not a sweep results folder (no points/)", file=sys.stderr)
         return 2
     spec = figs[a.figure]
-    fig, data = spec.plot(load_results(a.results))
+    with palette():  # the colours lsmsim figures runs draw in
+        fig, data = spec.plot(load_results(a.results))
     fig.suptitle(f"{spec.title}  [lsmsim, {a.scale} scale]", fontsize=9)
     fig.tight_layout(rect=(0, 0, 1, 0.93))
     a.out.mkdir(parents=True, exist_ok=True)

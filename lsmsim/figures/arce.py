@@ -21,14 +21,15 @@ from .registry import figure
 ORDER = ["1-L", "Lvl", "Tier", "LL", "MSE", "RKY", "CAM", "ARC"]
 PAPER_ROWS = ["1-L", "Lvl", "Tier", "LL", "MSE", "RKY", "CAM", "ARC"]  # the paper's "OURS" is ARC
 COLORS = {
-    "1-L": "tab:blue",
-    "Lvl": "tab:orange",
-    "Tier": "tab:green",
-    "LL": "tab:purple",
-    "MSE": "tab:brown",
-    "RKY": "tab:pink",
-    "CAM": "tab:olive",
-    "ARC": "tab:red",
+    # Okabe and Ito's colour-blind-safe palette (lsmsim.plots.OKABE_ITO), one colour per system
+    "1-L": "#0072B2",
+    "Lvl": "#E69F00",
+    "Tier": "#009E73",
+    "LL": "#CC79A7",
+    "MSE": "#56B4E9",
+    "RKY": "#F0E442",
+    "CAM": "#000000",
+    "ARC": "#D55E00",
 }
 WORKLOADS = {"arce-I": "Workload I", "arce-II": "Workload II"}
 _PLAIN = FuncFormatter(lambda v, _: f"{v:g}")

@@ -9,13 +9,12 @@ from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from .. import units
+from ..plots import OKABE_ITO
 from .registry import figure
-
-# Okabe and Ito's colour-blind-safe palette (black last), then tab10's: the strategies' lines stay apart
-OKABE_ITO = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000"]
 
 
 def _color(i: int):
+    """The strategies' lines: Okabe and Ito's colour-blind-safe palette, then tab10's."""
     return OKABE_ITO[i] if i < len(OKABE_ITO) else colormaps["tab10"](i - len(OKABE_ITO))
 
 

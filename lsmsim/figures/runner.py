@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..atomic import atomic_write
 from ..errors import LsmsimError
+from ..plots import palette
 from ..sweeps import SweepResults, load_sweep, run_sweep
 from .registry import all_figures, experiments_dir
 
@@ -51,7 +52,8 @@ def make_figures(
             log(f"{fid}: {done.failed} point(s) failed (see {root}/failed/); figure not drawn")
             continue
         params = list(dict.fromkeys(k for p in sw.points for k in p.params))
-        fig, data = spec.plot(SweepResults(root, done.table, params))
+        with palette():  # colour-blind-safe colours for every figure
+            fig, data = spec.plot(SweepResults(root, done.table, params))
         fig.suptitle(f"{spec.title}  [lsmsim, {scale} scale]", fontsize=9)
         fig.tight_layout(rect=(0, 0, 1, 0.93))
         for ext in ("png", "pdf"):
