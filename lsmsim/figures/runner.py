@@ -52,14 +52,15 @@ def make_figures(
             log(f"{fid}: {done.failed} point(s) failed (see {root}/failed/); figure not drawn")
             continue
         params = list(dict.fromkeys(k for p in sw.points for k in p.params))
-        with palette():  # colour-blind-safe colours for every figure
+        # colour-blind-safe colours for every figure; C0, C1, ... resolve when a figure is saved, so save inside too
+        with palette():
             fig, data = spec.plot(SweepResults(root, done.table, params))
-        fig.suptitle(f"{spec.title}  [lsmsim, {scale} scale]", fontsize=9)
-        fig.tight_layout(rect=(0, 0, 1, 0.93))
-        for ext in ("png", "pdf"):
-            path = out / f"{fid}.{ext}"
-            atomic_write(path, lambda p, ext=ext, fig=fig: fig.savefig(p, format=ext, dpi=110, bbox_inches="tight"))
-            written.append(path)
+            fig.suptitle(f"{spec.title}  [lsmsim, {scale} scale]", fontsize=9)
+            fig.tight_layout(rect=(0, 0, 1, 0.93))
+            for ext in ("png", "pdf"):
+                path = out / f"{fid}.{ext}"
+                atomic_write(path, lambda p, ext=ext, fig=fig: fig.savefig(p, format=ext, dpi=110, bbox_inches="tight"))
+                written.append(path)
         path = out / f"{fid}.csv"
         atomic_write(path, lambda p, data=data: data.to_csv(p, index=False))
         written.append(path)
