@@ -29,7 +29,7 @@ def table(t: Tuning) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _fig(t: Tuning, c: Candidate, m: str) -> str:
+def _fig(c: Candidate, m: str) -> str:
     lo, hi = c.interval(m)
     f = FMT[m]
     s = SCALE[m]
@@ -83,7 +83,7 @@ def text(t: Tuning, s: dict, out: Path) -> str:
         )
     lines.append(f"{'metric':<11}{'given':>44}  {'tuned':>44}")
     for m in objective.METRICS:
-        lines.append(f"{m:<11}{_fig(t, b, m):>44}  {_fig(t, best, m):>44}")
+        lines.append(f"{m:<11}{_fig(b, m):>44}  {_fig(best, m):>44}")
     lines.append("stall trigger first hit (slowdown / stop):")
     for who, c in (("given", b), ("tuned", best)):
         r = c.runs[0]

@@ -141,10 +141,11 @@ def active_learning(
     rng = np.random.default_rng(seed)
     cache = {s.key(): s for s in samples or []}  # a resumed training's samples: replayed in order, not run again
     seq: list[Sample] = []
+    seen: set[tuple] = set()  # the keys of seq
 
     def measure(t: Tuning, mix: Mix) -> None:
         s = Sample(t.policy, t.T, t.h, t.rho, *mix.as_tuple(), store.N, store.E, store.M, 0.0)
-        if s.key() in {x.key() for x in seq}:
+        if s.key() in seen:
             return
         if s.key() in cache:
             s = cache[s.key()]
@@ -153,6 +154,7 @@ def active_learning(
             if on_sample:
                 on_sample(s)
         seq.append(s)
+        seen.add(s.key())
         model.fit(seq)
 
     def step(mix: Mix, candidates: list[Tuning], n: int) -> Tuning:
@@ -176,5 +178,5 @@ def active_learning(
             t = step(mix, [Tuning(p, T, start.h, start.rho) for T in T_GRID], n_T)  # size ratio
             t = step(mix, [Tuning(p, t.T, h, start.rho) for h in H_GRID], n_h)  # Bloom bits per key
             step(mix, [Tuning(p, t.T, t.h, r) for r in RHO_GRID], n_rho)  # memory: buffer against cache
-    every = seq + [s for k, s in cache.items() if k not in {x.key() for x in seq}]
+    every = seq + [s for k, s in cache.items() if k not in seen]
     return model.fit(every), every
