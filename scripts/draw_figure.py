@@ -14,9 +14,8 @@ import sys
 from pathlib import Path
 
 from lsmsim.api import load_results
-from lsmsim.atomic import atomic_write
 from lsmsim.figures.registry import all_figures
-from lsmsim.plots import palette
+from lsmsim.figures.runner import draw
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,18 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     if not (a.results / "points").is_dir():
         print(f"{a.results}: not a sweep results folder (no points/)", file=sys.stderr)
         return 2
-    spec = figs[a.figure]
     a.out.mkdir(parents=True, exist_ok=True)
-    with palette():  # the colours lsmsim figures draws in; C0, C1, ... resolve when saved, so save inside too
-        fig, data = spec.plot(load_results(a.results))
-        fig.suptitle(f"{spec.title}  [lsmsim, {a.scale} scale]", fontsize=9)
-        fig.tight_layout(rect=(0, 0, 1, 0.93))
-        for ext in ("png", "pdf"):
-            atomic_write(
-                a.out / f"{a.figure}.{ext}", lambda p, ext=ext: fig.savefig(p, format=ext, dpi=110, bbox_inches="tight")
-            )
-    atomic_write(a.out / f"{a.figure}.csv", lambda p: data.to_csv(p, index=False))
-    print(f"{a.figure}: wrote {a.out}/{a.figure}.png, .pdf, .csv from {len(data)} rows")
+    res = load_results(a.results)
+    draw(figs[a.figure], res, a.out, a.scale)
+    print(f"{a.figure}: wrote {a.out}/{a.figure}.png, .pdf, .csv from {len(res.table)} points")
     return 0
 
 

@@ -4,11 +4,13 @@ sweep, and the drawn data keep the papers' headline orderings."""
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from lsmsim.errors import LsmsimError
 from lsmsim.figures import all_figures, make_figures
+from lsmsim.figures.paper_values import PAPER_VALUES, PLOTS_ONLY, caption
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +38,35 @@ def test_every_registered_figure_is_written(quick):
         for ext in ("png", "pdf", "csv"):
             f = root / "figures" / f"{fid}.{ext}"
             assert f.stat().st_size > 500, f
-    assert len(written) == 3 * len(figs)
+    papers = [f for f in figs if f in PAPER_VALUES]
+    assert len(written) == 3 * len(figs) + len(papers)
+
+
+def test_every_figure_is_audited_for_the_papers_numbers():
+    """Issue 37: each registered figure puts the paper's printed numbers beside ours, or says why it has none."""
+    figs = set(all_figures())
+    assert set(PAPER_VALUES) <= figs and set(PLOTS_ONLY) <= figs
+    assert not set(PAPER_VALUES) & set(PLOTS_ONLY)
+    assert figs == set(PAPER_VALUES) | set(PLOTS_ONLY), figs - set(PAPER_VALUES) - set(PLOTS_ONLY)
+
+
+def test_the_papers_numbers_beside_ours(quick):
+    """<id>-paper.csv: one row per printed number, ours computed from the figure's own data, the ratio and the
+    2x mark consistent with them, and the caption under the figure naming every far one."""
+    root, _ = quick
+    for fid in [f for f in PAPER_VALUES if not f.startswith("arce-")]:
+        t = pd.read_csv(root / "figures" / f"{fid}-paper.csv")
+        assert t.ours.notna().any(), fid
+        fin = t[np.isfinite(t.ratio)]
+        assert ((fin.ratio - fin.ours / fin.paper).abs() < 1e-9).all(), fid
+        bound = fin.bound.fillna("")
+        met = ((bound == "over") & (fin.ratio >= 1)) | ((bound == "under") & (fin.ratio <= 1))
+        assert (fin.far == (~met & (np.maximum(fin.ratio, 1 / fin.ratio) > 2))).all(), fid
+        text = caption(fid, t)
+        assert text and ("!" in text) == bool(t.far.any()), fid
+    # Table 3's I/Os above the one every query reads: the printed 0.06 for Bush's Gets against ours
+    t3 = pd.read_csv(root / "figures" / "ecotune-table3-paper.csv").set_index("quantity")
+    assert t3.loc["I/Os over 1: Get Bush", "paper"] == pytest.approx(0.06)
 
 
 def test_ecotune_beats_the_baselines_on_optane(quick):

@@ -7,6 +7,7 @@ every scale."""
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -41,7 +42,10 @@ def _csv(quick, fid):
 
 def test_every_arce_figure_is_written(quick):
     out, written = quick
-    assert len(written) == 3 * len(IDS)
+    assert len(written) == 3 * len(IDS) + 2  # Fig. 9 and Table 3 also write <id>-paper.csv
+    for fid in ("arce-fig9", "arce-table3"):
+        t = pd.read_csv(out / f"{fid}-paper.csv")
+        assert len(t) >= 20 and (t.far == (np.maximum(t.ratio, 1 / t.ratio) > 2)).all(), fid
     for fid in IDS:
         for ext in ("png", "pdf", "csv"):
             assert (out / f"{fid}.{ext}").stat().st_size > 500, fid

@@ -2,13 +2,41 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from ..atomic import atomic_write
 from ..errors import LsmsimError
 from ..plots import palette
 from ..sweeps import SweepResults, load_sweep, run_sweep
+from .paper_values import caption, compare
 from .registry import all_figures, experiments_dir
+
+
+def draw(spec, res: SweepResults, out: Path, scale: str) -> list[Path]:
+    """Draw figure `spec` from stored results `res`: <id>.png, .pdf and .csv in `out`, and <id>-paper.csv with
+    the paper's numbers beside ours (paper_values) where the paper prints any, summarised under the figure."""
+    out = Path(out)
+    written = []
+    # colour-blind-safe colours for every figure; C0, C1, ... resolve when a figure is saved, so save inside too
+    with palette():
+        fig, data = spec.plot(res)
+        paper = compare(spec.id, data)
+        text = caption(spec.id, paper)
+        if text:
+            fig.text(0.5, 0.0, textwrap.fill(text, 180), ha="center", va="top", fontsize=7, style="italic")
+        fig.suptitle(f"{spec.title}  [lsmsim, {scale} scale]", fontsize=9)
+        fig.tight_layout(rect=(0, 0, 1, 0.93))
+        for ext in ("png", "pdf"):
+            path = out / f"{spec.id}.{ext}"
+            atomic_write(path, lambda p, ext=ext: fig.savefig(p, format=ext, dpi=110, bbox_inches="tight"))
+            written.append(path)
+    for path, table in ((out / f"{spec.id}.csv", data), (out / f"{spec.id}-paper.csv", paper)):
+        if table is paper and paper.empty:
+            continue
+        atomic_write(path, lambda p, table=table: table.to_csv(p, index=False))
+        written.append(path)
+    return written
 
 
 def _sweep_for(spec, scale: str):
@@ -52,18 +80,7 @@ def make_figures(
             log(f"{fid}: {done.failed} point(s) failed (see {root}/failed/); figure not drawn")
             continue
         params = list(dict.fromkeys(k for p in sw.points for k in p.params))
-        # colour-blind-safe colours for every figure; C0, C1, ... resolve when a figure is saved, so save inside too
-        with palette():
-            fig, data = spec.plot(SweepResults(root, done.table, params))
-            fig.suptitle(f"{spec.title}  [lsmsim, {scale} scale]", fontsize=9)
-            fig.tight_layout(rect=(0, 0, 1, 0.93))
-            for ext in ("png", "pdf"):
-                path = out / f"{fid}.{ext}"
-                atomic_write(path, lambda p, ext=ext, fig=fig: fig.savefig(p, format=ext, dpi=110, bbox_inches="tight"))
-                written.append(path)
-        path = out / f"{fid}.csv"
-        atomic_write(path, lambda p, data=data: data.to_csv(p, index=False))
-        written.append(path)
+        written += draw(spec, SweepResults(root, done.table, params), out, scale)
         log(f"{fid}: wrote {out}/{fid}.png, .pdf, .csv")
     if failed:
         raise LsmsimError(f"figures not drawn because points failed: {', '.join(failed)}")
