@@ -30,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from lsmsim.atomic import atomic_write  # noqa: E402
 from lsmsim.preset_files import host_facts, host_preset_name  # noqa: E402
 
 MiB = 1 << 20
@@ -142,14 +143,20 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, help="record here (default benchmarks/validation/hosts/<host>-tune.json)")
     args = ap.parse_args(argv)
     rec = {"host": host_facts(), "quick": args.quick, "workloads": {}}
-    for w in args.workloads:
-        rec["workloads"][w] = run_workload(w, args.repeat, args.quick, args.trials)
-        print(f"  {w} done", file=sys.stderr, flush=True)
     out = args.out or ROOT / "benchmarks" / "validation" / "hosts" / f"{host_preset_name()}-tune.json"
-    if not args.quick or args.out:
-        out.write_text(json.dumps(rec, indent=1))
+    failed = []
+    for w in args.workloads:
+        try:
+            rec["workloads"][w] = run_workload(w, args.repeat, args.quick, args.trials)
+        except (subprocess.CalledProcessError, RuntimeError, KeyError) as e:  # one workload's failure keeps the rest
+            failed.append(w)
+            print(f"  {w} failed: {e} {getattr(e, 'stderr', '') or ''}", file=sys.stderr, flush=True)
+            continue
+        print(f"  {w} done", file=sys.stderr, flush=True)
+        if not args.quick or args.out:  # after each workload: a long run's finished workloads are kept
+            atomic_write(out, lambda p: Path(p).write_text(json.dumps(rec, indent=1)))
     print(table(rec))
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
