@@ -154,3 +154,21 @@ def test_a_mixed_workload_in_two_workers_reports_ranges_and_robustness(tmp_path)
     # the choice, re-run with the write share moved both ways beside the config as given
     assert [r["write_share_x"] for r in s["robustness"]] == [0.8, 1.2]
     assert all(r["throughput_tuned"] > 0 and r["throughput_given"] > 0 for r in s["robustness"])
+
+
+def test_throughput_counts_what_db_bench_reports():
+    """readwhilewriting: db_bench's ops/sec are its readers' (the BGWriter is background load), so tune's throughput
+    is the query clients' alone there; a readrandomwriterandom's clients read and write, and all of them count."""
+    from lsmsim.formats.dbbench_args import dbbench_config
+    from lsmsim.loading import load_config
+
+    def cfg(line):
+        return load_config(dbbench_config(line + " --num=20000 --duration=1")[0])
+
+    assert objective.queries_only(cfg("--benchmarks=fillrandom,readwhilewriting --threads=2"))
+    assert not objective.queries_only(cfg("--benchmarks=fillrandom,readrandomwriterandom --readwritepercent=50"))
+    assert not objective.queries_only(cfg("--benchmarks=fillrandom"))
+    s = {"throughput_ops_per_s": 300.0, "throughput_write_ops_per_s": 200.0, "throughput_get_ops_per_s": 90.0,
+         "throughput_get_empty_ops_per_s": 10.0, "stall_stop_s": 0.0, "stall_slowdown_s": 0.0}  # fmt: skip
+    assert objective.metrics(s, queries=True)["throughput"] == 100.0
+    assert objective.metrics(s)["throughput"] == 300.0

@@ -1,11 +1,12 @@
 """What `lsmsim tune` optimises: one metric, or a weighted mix of metrics, read from a run's summary.
 
 Metrics (the decision-fidelity benchmark's, validation/fidelity.py): `throughput` (ops/s of the measured phases,
-higher is better), `p99` and `p999` (the worst of the operation types' percentiles), `stall` (seconds writes were
-stopped or slowed down: db_bench's rocksdb.stall.micros), `wamp` (bytes written to the device by flushes and
-compactions over the bytes flushed: db_bench's W-Amp). A mix `throughput:1,p99:0.5` is scored as the weighted sum
-of each metric's log-ratio to the config's own (the search's first trial), signed so that lower is better: scale
-free, so a weight says how many percent of one metric are worth a percent of another (our choice).
+higher is better; the query clients' alone where writes come from clients of their own, `queries_only`), `p99`
+and `p999` (the worst of the operation types' percentiles), `stall` (seconds writes were stopped or slowed down:
+db_bench's rocksdb.stall.micros), `wamp` (bytes written to the device by flushes and compactions over the bytes
+flushed: db_bench's W-Amp). A mix `throughput:1,p99:0.5` is scored as the weighted sum of each metric's log-ratio
+to the config's own (the search's first trial), signed so that lower is better: scale free, so a weight says how
+many percent of one metric are worth a percent of another (our choice).
 """
 
 from __future__ import annotations
@@ -36,8 +37,18 @@ def parse(text: str) -> dict[str, float]:
     return out
 
 
-def metrics(s: dict) -> dict[str, float]:
-    """The metrics of one run's summary."""
+def queries_only(cfg) -> bool:
+    """Whether a config's throughput is its query clients' alone: some phase reads and writes from clients of
+    their own (`queries.mode` not `with_writers`), whose writers are background load. db_bench reports a
+    readwhilewriting's readers only (tools/db_bench_tool.cc, ReadWhileWriting: the BGWriter thread is not in the
+    stats), and EcoTune's figures its queries'."""
+    return any(
+        p.mix.writes() > 0 and p.mix.reads() > 0 and p.queries.mode != "with_writers" for p in cfg.workload.phases
+    )
+
+
+def metrics(s: dict, queries: bool = False) -> dict[str, float]:
+    """The metrics of one run's summary; `queries`: throughput counts the reads only (`queries_only`)."""
     kinds = [k for k in OP_TYPES if s.get(f"ops_{k}", 0) > 0]
 
     def worst(q: str) -> float:
@@ -48,7 +59,9 @@ def metrics(s: dict) -> dict[str, float]:
     flushed = s.get("flush_bytes", 0.0)
     written = flushed + s.get("compaction_write_bytes", 0.0)
     return {
-        "throughput": s["throughput_ops_per_s"],
+        "throughput": sum(s.get(f"throughput_{k}_ops_per_s", 0.0) for k in OP_TYPES[1:])
+        if queries
+        else s["throughput_ops_per_s"],
         "p99": worst("p99"),
         "p999": worst("p999"),
         "stall": s["stall_stop_s"] + s["stall_slowdown_s"],

@@ -69,8 +69,9 @@ def evaluate(data: dict, seeds: list[int]) -> list[dict[str, Any]]:
 
     out = []
     for seed in seeds:
-        s = simulate(load_config({**data, "seed": seed})).summary
-        out.append({**objective.metrics(s), **{k: s.get(k) for k in KEEP}})
+        cfg = load_config({**data, "seed": seed})
+        s = simulate(cfg).summary
+        out.append({**objective.metrics(s, objective.queries_only(cfg)), **{k: s.get(k) for k in KEEP}})
     return out
 
 
