@@ -184,6 +184,21 @@ def test_db_bench_mixed_benchmarks_map_onto_phases():
     assert s["phase_readwhilewriting_ops_per_s"] > 0 and s["ops_get"] + s["ops_get_empty"] > 0
 
 
+def test_reads_after_a_timed_fill_find_the_keys_it_wrote():
+    """With --duration nobody knows a fill's writes in advance: the reads after it find their keys as often as
+    the keys are live when their phase starts (found: live), 1 - exp(-writes / num) for uniform writes."""
+    line = "--benchmarks=fillrandom,readrandom --num=200000 --duration=1 --compression_type=none"
+    cfg, _ = dbbench_config(line)
+    fill, read = cfg["workload"]["phases"]
+    assert "found" not in fill and read["found"] == "live"
+    assert "found" not in dbbench_config(line.replace("--duration=1", "--reads=1000"))[0]["workload"]["phases"][1]
+    s = lsmsim.run(cfg).summary
+    written = s["phase_fillrandom_ops_per_s"] * 1.0  # the fill's writes in its one second
+    found = s["ops_get"] / (s["ops_get"] + s["ops_get_empty"])
+    assert found == pytest.approx(1 - math.exp(-written / 200000), abs=0.02)
+    assert 0.3 < found < 0.999  # the fill covered part of the key space, so both kinds of read ran
+
+
 @pytest.mark.skipif(shutil.which("db_bench") is None, reason="db_bench (rocksdb-tools) not installed")
 def test_a_db_bench_command_line_runs_in_both(tmp_path):
     """The same fillrandom command line on Debian's db_bench and through `lsmsim run --dbbench`: write-amp

@@ -291,9 +291,11 @@ def _mixgraph(p: dict, w: _Flags, written: float, unsupported: list) -> dict:
 def _phases(f: dict[str, str], num: int, unsupported: list) -> list[dict]:
     """db_bench's benchmarks as phases. With `--duration` every benchmark runs that long instead of its operations.
     A Get finds its key with the chance that the writes before it wrote it (uniform keys with replacement:
-    1 - exp(-writes / num); fillseq writes them all)."""
+    1 - exp(-writes / num); fillseq writes them all); after writes that ran for a `--duration`, with the share of
+    the keys live when its phase starts (`found: live`)."""
     w = _workload_flags(f, num)
     written = 0.0  # uniform writes so far, in units of num
+    unknown = False  # whether a write phase ran for a --duration (its writes unknown until simulated)
     phases: list[dict] = []
     for bench in (b.strip() for b in f.get("benchmarks", "").split(",") if b.strip()):
         if bench in ("waitforcompaction", "flush") and phases:
@@ -304,9 +306,13 @@ def _phases(f: dict[str, str], num: int, unsupported: list) -> list[dict]:
         p, ops = made
         if w.duration > 0:
             p["duration"] = float(w.duration)
+            mix = p.get("mix", {})
+            if unknown and (mix.get("get", 0) or mix.get("get_empty", 0)):
+                p["found"] = "live"  # the writes before ran for a time: their count is the simulation's
         else:
             p["operations"] = ops
         phases.append(p)
+        unknown = unknown or (w.duration > 0 and any(p.get("mix", {}).get(k, 0) for k in ("insert", "update")))
         if bench == "fillseq":
             written = math.inf
         elif written != math.inf and not w.duration and "queries" not in p:

@@ -214,6 +214,12 @@ class PhaseConfig(Section):
         description="Which run a get finds its key in: any (each run by its share of the entries), or the last "
         "level (EcoTune §4.1's worst case: every filter above it is probed).",
     )
+    found: Literal["mix", "live"] = Field(
+        "mix",
+        description="How a Get finds its key: as the mix's get and get_empty say (mix), or as a read of a uniform "
+        "key of the key space does when the phase starts (live: get + get_empty split by the share of the keys "
+        "live then; db_bench's reads after a --duration fill, whose writes no one knows in advance).",
+    )
     measure: bool = Field(True, description="Count this phase in throughput and latency (false for loads).")
     flush: bool = Field(
         False,
@@ -247,6 +253,12 @@ class PhaseConfig(Section):
             if "scan_length" not in self.model_fields_set and self.scan_length != mean:
                 self.scan_length = mean  # the assignment validates the phase again
         return self
+
+    def found_in(self, share: float) -> PhaseConfig:
+        """This phase with its Gets split by `share` found (`found: live`)."""
+        g = self.mix.get + self.mix.get_empty
+        mix = self.mix.model_copy(update={"get": g * share, "get_empty": g * (1.0 - share)})
+        return self.model_copy(update={"mix": mix})
 
 
 class SuiteConfig(Section):
