@@ -1,13 +1,9 @@
 """The paper's own numbers beside ours: the records, the comparison and the caption under a figure (issue 37).
 
-Each figure either has entries in `PAPER_VALUES` (the numbers its paper prints in a table, its text or a
-caption, each with where it is printed and how to compute ours from the figure's DataFrame) or a line in
-`PLOTS_ONLY` saying why there is nothing to put beside it. `compare` gives one row per number: ours, the paper's,
-ours/paper and `far` where the two are more than 2x apart; the runner writes it as <id>-paper.csv and `caption`
-puts it under the figure, '!' marking the far ones.
-
-A paper's absolute throughputs come from its machine and its full-size store; where lsmsim runs a scaled store the
-comparable number is a ratio between policies, so the entries below prefer the ratios the papers print.
+The numbers themselves, figure by figure, are in paper_values.py. Here: a `Text` is one number the paper prints and
+how to compute ours from the figure's DataFrame; a `Rows` is a printed table the DataFrame already carries beside
+ours. `compare` gives one row per number (ours, the paper's, ours/paper, and `far` where the two are more than 2x
+apart); the runner writes it as <id>-paper.csv, and `caption` puts it under the figure, '!' marking the far ones.
 """
 
 from __future__ import annotations

@@ -38,12 +38,13 @@ def parse(text: str) -> dict[str, float]:
 
 
 def queries_only(cfg) -> bool:
-    """Whether a config's throughput is its query clients' alone: some phase reads and writes from clients of
+    """Whether a config's throughput is its query clients' alone: some measured phase reads and writes from clients of
     their own (`queries.mode` not `with_writers`), whose writers are background load. db_bench reports a
     readwhilewriting's readers only (tools/db_bench_tool.cc, ReadWhileWriting: the BGWriter thread is not in the
     stats), and EcoTune's figures its queries'."""
     return any(
-        p.mix.writes() > 0 and p.mix.reads() > 0 and p.queries.mode != "with_writers" for p in cfg.workload.phases
+        p.measure and p.mix.writes() > 0 and p.mix.reads() > 0 and p.queries.mode != "with_writers"
+        for p in cfg.workload.phases
     )
 
 
