@@ -159,7 +159,7 @@ class Simulation:
             return
         w = self.cfg.workload
         if p.found == "live":  # a uniform key of the key space is found as often as the keys are live now
-            p = p.found_in(min(1.0, self.live.count * self.live.eps / w.num))
+            p = self.cursor.phase = p.found_in(min(1.0, self.live.count * self.live.eps / w.num))  # costs read it too
         self.writes = WriteStream(p, w.num, w.value_size, int(self.cfg.lsm.entries_per_sample), self.rng, self.cfg.seed)
         self.hot_fraction = self.writes.sampler.hot_fraction
         self.caches = Caches(self.hot_fraction)
