@@ -4,7 +4,10 @@ tuples, with R28's shared trajectories and without them (every tuple simulated, 
 
     python benchmarks/arce_point.py [--sweep experiments/arce/workloads.yaml] [--scale paper]
                                     [--match workload.suite.name=arce-I] [--modes shared unshared]
-                                    [--threads 1] [--side-by-side]
+                                    [--operations N] [--threads 1] [--side-by-side]
+
+--operations cuts each sub-workload to N operations (the paper scale's 40,960,000 take hours per point; a cut
+point is then a sample to extrapolate from, not the point).
 
 Each mode runs in a fresh process; "cpu s" is its process CPU time (all its threads, start-up included). With
 --side-by-side the modes run at the same time, one process each, so a loaded machine slows both alike (use
@@ -32,7 +35,7 @@ import lsmsim.policies.arce.search as search
 from lsmsim.sweeps import load_sweep
 from lsmsim.sim import simulate
 
-sweep, scale, match, mode = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4]
+sweep, scale, match, mode, ops = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4], int(sys.argv[5])
 sw = load_sweep(sweep, None if scale == "default" else scale)
 pts = [p for p in sw.points if p.params.get("variant") == "ARC"
        and all(str(p.params.get(k)) == v for k, v in match.items())]
@@ -49,7 +52,12 @@ def timed(*a, **kw):
 
 search.grid_objectives = timed
 t = time.perf_counter()
-res = simulate(pts[0].config)
+cfg = pts[0].config
+if ops:
+    data = cfg.model_dump(mode="json")
+    data["workload"]["suite"]["operations"] = ops
+    cfg = type(cfg).model_validate(data)
+res = simulate(cfg)
 s = res.summary
 print(json.dumps({"params": pts[0].params, "sim_s": time.perf_counter() - t, "search_s": spent[0],
                   "cpu_s": time.process_time(),
@@ -61,7 +69,7 @@ print(json.dumps({"params": pts[0].params, "sim_s": time.perf_counter() - t, "se
 def launch(args, mode):
     env = {**os.environ, "NUMBA_NUM_THREADS": str(args.threads)}
     match = json.dumps(dict(m.split("=", 1) for m in args.match))
-    cmd = [sys.executable, "-c", CHILD, args.sweep, args.scale, match, mode]
+    cmd = [sys.executable, "-c", CHILD, args.sweep, args.scale, match, mode, str(args.operations)]
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True), time.perf_counter()
 
 
@@ -73,6 +81,7 @@ def main() -> int:
     ap.add_argument("--scale", default="paper", choices=["quick", "default", "paper"])
     ap.add_argument("--match", nargs="*", default=["workload.suite.name=arce-I"], help="param=value of the point")
     ap.add_argument("--modes", nargs="+", default=["shared", "unshared"], choices=["shared", "unshared"])
+    ap.add_argument("--operations", type=int, default=0, help="operations per sub-workload (0: the sweep's)")
     ap.add_argument("--threads", type=int, default=1, help="NUMBA_NUM_THREADS of each run")
     ap.add_argument("--side-by-side", action="store_true", help="run the modes at the same time")
     a = ap.parse_args()
