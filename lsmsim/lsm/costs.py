@@ -102,6 +102,34 @@ def wal_cpu(cpu, lsm) -> float:
     return buffered + synced
 
 
+def memtable_walks(cpu, buffer_bytes: float, memtable_entries: float):
+    """The CPU of one skiplist walk in a memtable of n entries (full: `memtable_entries` in `buffer_bytes`), as a
+    function of n; n = None is the active memtable over its life (n uniform in [0, N]). About log2(n) node visits
+    (memtable/inlineskiplist.h, FindGreaterOrEqual and FindSpliceForLevel), each `cpu.memtable_search`, and the
+    share of them beyond the cache, max(0, 1 - memtable_cache / bytes), `cpu.memtable_miss` more."""
+    per_entry = buffer_bytes / memtable_entries if memtable_entries > 0 else 0.0
+    cache = cpu.memtable_cache
+    miss = cpu.memtable_miss if cache is not None and per_entry > 0 else 0.0
+
+    def missed(n):  # the share of a walk's visits beyond the cache, n entries (an array or a number)
+        return np.maximum(0.0, 1.0 - cache / (np.maximum(n, 1.0) * per_entry))
+
+    # E over n uniform in [0, N]: E[log2 n] = log2 N - 1 / ln 2 in closed form; the miss term by midpoints
+    grid = (np.arange(64) + 0.5) / 64 * memtable_entries
+
+    def walk(n: float | None) -> float:
+        if n is not None:
+            levels = math.log2(n) if n > 1 else 0.0
+            return levels * (cpu.memtable_search + miss * float(missed(n))) if miss else cpu.memtable_search * levels
+        full = math.log2(memtable_entries) if memtable_entries > 1 else 0.0
+        base = cpu.memtable_search * max(0.0, full - 1.0 / math.log(2.0))
+        if not miss:
+            return base
+        return base + miss * float((np.log2(np.maximum(grid, 1.0)) * missed(grid)).mean())
+
+    return walk
+
+
 def build_costs(
     tree,
     lsm,
@@ -151,10 +179,9 @@ def build_costs(
     # (memtable/inlineskiplist.h, FindGreaterOrEqual and FindSpliceForLevel): about log2(n) node visits for n
     # entries, each likely a cache miss. The active memtable holds n uniform in [0, N] over its life (E[log2 n] =
     # log2 N - 1 / ln 2), each immutable one N.
-    full_levels = math.log2(memtable_entries) if memtable_entries > 1 else 0.0
-    write_levels = max(0.0, full_levels - 1.0 / math.log(2.0))
-    active_levels = write_levels if active_entries is None else math.log2(max(1.0, active_entries))
-    memtables = cpu.memtable_search * (active_levels + len(tree.immutables) * full_levels)
+    walk = memtable_walks(cpu, lsm.write_buffer_size, memtable_entries)
+    active_walk = walk(None) if active_entries is None else walk(active_entries)
+    memtables = active_walk + len(tree.immutables) * walk(memtable_entries)
 
     # empty get: every run's filter, false positives read a block
     work["get_empty"] = (
@@ -282,11 +309,9 @@ def build_costs(
         )
 
     # keys in order: the skiplist insert starts from its last position (InlineSkipList's splice hint)
-    wcpu = (
-        cpu.memtable_insert_sequential
-        if sequential_writes
-        else cpu.memtable_insert + cpu.memtable_search * active_levels
-    ) + wal_cpu(cpu, lsm)
+    wcpu = (cpu.memtable_insert_sequential if sequential_writes else cpu.memtable_insert + walk(None)) + wal_cpu(
+        cpu, lsm
+    )
     total_access = float(access.sum())
     h = float((access * hb).sum()) / total_access if total_access > 0 else 0.0
     h_either = float((access * either).sum()) / total_access if total_access > 0 else 0.0

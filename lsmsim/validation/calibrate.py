@@ -16,7 +16,8 @@ Every run is db_bench with --statistics and no compression, on this host, one th
    10 and 100 Next) on it. lsmsim runs the same cases; non-negative least squares of the relative errors, by
    Gauss-Newton from the built-in costs' read constants, gives the constants (`read_fit`: lsmsim's fill ends with
    the flush db_bench's reopen makes of the recovered WAL, whose compaction overlaps the first reads). Last,
-   readrandom with full memtables against flushed ones gives memtable_search (`measure_memtable`).
+   readrandom with full memtables against flushed ones gives memtable_search, and fillrandom without the WAL at
+   64 MiB memtables against 4 MiB ones memtable_miss, the walk's visits beyond the last-level cache (memtable_fit.py).
 4. The disk: fillrandom with --sync=1 gives the WAL's sync latency (`measure_sync`), which is the disk's
    (device.sync_latency), and the compactions' wait beyond their CPU per byte they write gives its sync bandwidth
    (device.sync_bandwidth, from the LOG of section 2's runs): both go to a device preset of the host's name
@@ -45,16 +46,22 @@ import numpy as np
 import yaml
 from scipy.optimize import nnls
 
-from ..config import LsmConfig
 from ..cpu_config import CpuCostConfig
 from ..preset_files import PRESET_ROOT, host_facts, host_preset_name
 from .contention import fit_write_wait, measure_interference, measure_sync, mixed_speed_up, sync_latency
 from .dbbench import DbBenchRun, run_db_bench
 from .host_disk import compaction_sync_bandwidth, device_path, device_preset_text
 from .matrix import COMMON, case
+from .memtable_fit import (
+    MEMTABLE_ENTRY_OVERHEAD,
+    fit_memtable,
+    fit_memtable_miss,
+    last_level_cache,
+    measure_big_memtable,
+    measure_memtable,
+)
 from .read_fit import READ_CASES, READ_CONSTANTS, fit_read_path, read_targets
 
-MEMTABLE_ENTRY_OVERHEAD = LsmConfig.model_fields["memtable_entry_overhead"].default
 BLOCK_SIZES = (1024, 16384, 65536)  # besides db_bench's default 4096: per-block compaction CPU (merge_per_block)
 
 
@@ -70,6 +77,7 @@ class Measurements:
     interference: list[dict] = field(
         default_factory=list
     )  # readrandomwriterandom from 1 and 2 threads (mixed_speed_up)
+    big_memtable: list[dict] = field(default_factory=list)  # fillrandom without the WAL at 64 MiB (memtable_miss)
     seconds: float = 0.0  # wall time of the db_bench runs
     num: int = 1_000_000  # the write runs' keys
     repeat: int = 2  # repeats of each run
@@ -241,46 +249,6 @@ def measure_reads(repeat: int) -> dict[str, list[list[dict]]]:
     return out
 
 
-MEMTABLE_NUM = 500_000
-MEMTABLE_READS = 300_000
-
-
-def measure_memtable(repeat: int) -> list[dict]:
-    """readrandom on a DB whose memtables hold the fill's last writes, and on the same DB flushed (section 3's
-    `memtable_search`): fillrandom NUM keys, [flush,] waitforcompaction, readrandom twice, in one process (the
-    memtables survive only in it). The two differ by the Gets' skiplist walks; rocksdb.memtable.hit tells how
-    many entries the memtables held."""
-    out = []
-    args = [
-        f"--num={MEMTABLE_NUM}",
-        f"--reads={MEMTABLE_READS}",
-        *[a for a in COMMON if not a.startswith("--num")],
-        "--disable_wal=1",
-        "--statistics=1",
-    ]
-    for i in range(repeat):
-        for full in (True, False):
-            bench = "fillrandom," + ("" if full else "flush,") + "waitforcompaction,readrandom,readrandom"
-            r = run_db_bench([f"--benchmarks={bench}", *args])
-            us = r.micros_per_op["readrandom"]  # the last of the two (the first warms the block cache)
-            hits = r.statistics.get("rocksdb.memtable.hit", 0)
-            out.append({"full": full, "us_per_get": us, "memtable_hits": hits, "gets": 2 * MEMTABLE_READS})
-            _say(f"readrandom #{i + 1}, memtables {'full' if full else 'flushed'}: {us:.2f} us/get ({hits} hits)")
-    return out
-
-
-def fit_memtable(runs: list[dict]) -> tuple[float, float]:
-    """`memtable_search` (seconds per log2 of the entries walked) and the entries the full memtables held: the
-    medians' difference over log2 of the entries, which a found Get's chance to hit the memtables gives (keys
-    present after fillrandom with replacement: (1 - 1/e) NUM, of which the memtables hold that share)."""
-    full = float(np.median([r["us_per_get"] for r in runs if r["full"]])) * 1e-6
-    empty = float(np.median([r["us_per_get"] for r in runs if not r["full"]])) * 1e-6
-    found = 1.0 - math.exp(-1.0)
-    share = float(np.median([r["memtable_hits"] / (r["gets"] * found) for r in runs if r["full"]]))
-    entries = share * found * MEMTABLE_NUM
-    return (max(0.0, full - empty) / math.log2(entries) if entries > 1 else 0.0), entries
-
-
 def dirty_writeback(vm: Path = Path("/proc/sys/vm")) -> dict:
     """This host's page-cache writeback (machine.dirty_expire, machine.dirty_writeback: sim/wal.py) from Linux's
     vm.dirty_expire_centisecs and vm.dirty_writeback_centisecs; empty where they cannot be read."""
@@ -311,11 +279,18 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
     walk = search * max(0.0, math.log2(n_cal) - 1.0 / math.log(2.0))
     w["memtable_insert"] = max(0.0, w["memtable_insert"] - walk)
     w["memtable_search"] = search
+    llc = m.host.get("llc")
+    no_wal = [r["per_write_s"] for r in m.writes if r["kind"] == "fillrandom" and not r["wal"] and r["value"] == 100]
+    miss = fit_memtable_miss(float(np.median(no_wal)), m.big_memtable, search, llc) if no_wal else 0.0
+    if miss > 0:
+        w["memtable_miss"] = miss
     write_cpu = {k: v for k, v in w.items() if not k.startswith("_")}
     targets = read_targets(m.reads)
     start = {c: float(getattr(CpuCostConfig(), c)) for c in READ_CONSTANTS}  # the built-in costs' split
     r, resid = fit_read_path(targets, write_cpu, m.host["memory"], start)
     cpu = {k: f"{v * 1e6:.4g}us" for k, v in {**write_cpu, **r, "scan_base": 0.0}.items()}
+    if miss > 0:
+        cpu["memtable_cache"] = f"{llc / 2**20:g}MiB"
     host = f"{m.host['cpu']} x {m.host['cores']}"
     preset = {
         "source": f"lsmsim calibrate on {m.host['date']}: {host}, Debian db_bench 7.8.3 --threads=1, {repeat} "
@@ -354,6 +329,15 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
         f"# - memtable_search: readrandom with full memtables ({mt_entries:,.0f} entries) less with flushed ones, over"
         f" log2 of the entries (median of {len(m.memtable) // 2}); memtable_insert is less its walk at 4 MiB"
         f" ({walk * 1e6:.3f} us)",
+        *(
+            [
+                f"# - memtable_miss: fillrandom without the WAL at 64 MiB memtables (median of {len(m.big_memtable)}:"
+                f" {np.median([r['per_write_s'] for r in m.big_memtable]) * 1e6:.2f} us/write) less at 4 MiB, less the"
+                f" longer walk, over the walk's visits beyond memtable_cache, this host's last-level cache (/sys)"
+            ]
+            if miss > 0
+            else []
+        ),
         f"# - flush_*: least squares of the L0 row's CompMergeCPU(sec) against entries and bytes flushed"
         f" ({w['_flush_runs']} runs)",
         "# - get_base .. block_read: non-negative least squares (relative errors, Gauss-Newton: read_fit.py) of the"
@@ -391,12 +375,13 @@ def measure(num: int = 1_000_000, repeat: int = 2) -> Measurements:
 
     if shutil.which("db_bench") is None:
         raise LsmsimError("db_bench not found: install Debian's rocksdb-tools (apt-get install rocksdb-tools)")
-    host = {**host_facts(), **dirty_writeback(), "date": datetime.date.today().isoformat()}
+    host = {**host_facts(), **dirty_writeback(), "date": datetime.date.today().isoformat(), "llc": last_level_cache()}
     m = Measurements(host=host, num=num, repeat=repeat)
     t0 = time.perf_counter()
     m.writes = measure_writes(num, repeat)
     m.reads = measure_reads(repeat)
     m.memtable = measure_memtable(repeat)
+    m.big_memtable = measure_big_memtable(num, repeat)
     m.sync = measure_sync(repeat)
     m.interference = measure_interference(repeat)
     m.seconds = time.perf_counter() - t0
