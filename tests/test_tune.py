@@ -172,3 +172,24 @@ def test_throughput_counts_what_db_bench_reports():
          "throughput_get_empty_ops_per_s": 10.0, "stall_stop_s": 0.0, "stall_slowdown_s": 0.0}  # fmt: skip
     assert objective.metrics(s, queries=True)["throughput"] == 100.0
     assert objective.metrics(s)["throughput"] == 300.0
+
+
+def test_throughput_is_the_phase_db_bench_reports_after_its_fill():
+    """A `fillrandom,X` line: db_bench prints X's ops/sec apart from the fill's, and tune scores X's (the last
+    measured phase), not the two phases' together; a single phase is the run's."""
+    from lsmsim.formats.dbbench_args import dbbench_config
+    from lsmsim.loading import load_config
+    from lsmsim.sim import simulate
+
+    line = "--benchmarks=fillrandom,readrandomwriterandom --readwritepercent=50 --num=20000 --duration=1"
+    cfg = load_config(dbbench_config(line)[0])
+    assert objective.scored_phase(cfg) == "readrandomwriterandom"
+    s = simulate(cfg).summary
+    m = objective.metrics(s, objective.queries_only(cfg), objective.scored_phase(cfg))
+    assert m["throughput"] == s["phase_readrandomwriterandom_ops_per_s"] > 0
+    assert m["throughput"] != s["throughput_ops_per_s"]  # the fill's writes ran at another rate
+    reads = objective.metrics(s, True, "readrandomwriterandom")["throughput"]
+    assert reads == pytest.approx(
+        sum(s.get(f"phase_readrandomwriterandom_{k}_ops_per_s", 0) for k in ("get", "get_empty"))
+    )
+    assert objective.scored_phase(load_config(dbbench_config("--benchmarks=fillrandom --num=20000")[0])) is None

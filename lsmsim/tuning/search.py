@@ -71,7 +71,8 @@ def evaluate(data: dict, seeds: list[int]) -> list[dict[str, Any]]:
     for seed in seeds:
         cfg = load_config({**data, "seed": seed})
         s = simulate(cfg).summary
-        out.append({**objective.metrics(s, objective.queries_only(cfg)), **{k: s.get(k) for k in KEEP}})
+        m = objective.metrics(s, objective.queries_only(cfg), objective.scored_phase(cfg))
+        out.append({**m, **{k: s.get(k) for k in KEEP}})
     return out
 
 
