@@ -114,9 +114,6 @@ def memtable_walks(cpu, buffer_bytes: float, memtable_entries: float):
     def missed(n):  # the share of a walk's visits beyond the cache, n entries (an array or a number)
         return np.maximum(0.0, 1.0 - cache / (np.maximum(n, 1.0) * per_entry))
 
-    # E over n uniform in [0, N]: E[log2 n] = log2 N - 1 / ln 2 in closed form; the miss term by midpoints
-    grid = (np.arange(64) + 0.5) / 64 * memtable_entries
-
     def walk(n: float | None) -> float:
         if n is not None:
             levels = math.log2(n) if n > 1 else 0.0
@@ -125,6 +122,8 @@ def memtable_walks(cpu, buffer_bytes: float, memtable_entries: float):
         base = cpu.memtable_search * max(0.0, full - 1.0 / math.log(2.0))
         if not miss:
             return base
+        # E over n uniform in [0, N]: E[log2 n] = log2 N - 1 / ln 2 in closed form (above); the miss term by midpoints
+        grid = (np.arange(64) + 0.5) / 64 * memtable_entries
         return base + miss * float((np.log2(np.maximum(grid, 1.0)) * missed(grid)).mean())
 
     return walk
