@@ -193,3 +193,9 @@ def test_throughput_is_the_phase_db_bench_reports_after_its_fill():
         sum(s.get(f"phase_readrandomwriterandom_{k}_ops_per_s", 0) for k in ("get", "get_empty"))
     )
     assert objective.scored_phase(load_config(dbbench_config("--benchmarks=fillrandom --num=20000")[0])) is None
+    # and tune says so
+    from lsmsim.tuning.search import tune
+
+    t = tune(cfg, {"throughput": 1.0}, trials=2, seeds=1, timeout=120)
+    assert t.throughput_phase == "readrandomwriterandom"
+    assert t.baseline.mean("throughput") == pytest.approx(m["throughput"], rel=0.05)

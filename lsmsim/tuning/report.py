@@ -41,6 +41,7 @@ def summary(t: Tuning, cfg_name: str) -> dict:
     return {
         "config": cfg_name,
         "objective": t.weights,
+        "throughput_phase": t.throughput_phase,
         "memory_budget_bytes": t.budget,
         "trials": len(t.candidates),
         "failed": sum(1 for c in t.candidates if c.error),
@@ -73,6 +74,8 @@ def text(t: Tuning, s: dict, out: Path) -> str:
         + ", ".join(f"{m} x{w:g}" for m, w in t.weights.items())
         + f"; memory {t.budget / 2**20:.1f} MiB (memtables + block cache)",
     ]
+    if t.throughput_phase and "throughput" in t.weights:
+        lines.append(f"throughput: phase {t.throughput_phase!r}'s (the last measured, as db_bench and YCSB report it)")
     if best is b:
         lines.append("no candidate beat the config as given; it is kept")
     else:

@@ -60,6 +60,7 @@ class Tuning:
     robustness: list[dict[str, Any]] = field(default_factory=list)
     robustness_note: str = ""
     pareto: list[int] = field(default_factory=list)  # a mix of metrics: the trials no other beats on all of them
+    throughput_phase: str | None = None  # the phase whose throughput is scored (`objective.scored_phase`)
 
 
 def evaluate(data: dict, seeds: list[int]) -> list[dict[str, Any]]:
@@ -135,6 +136,7 @@ def tune(
         # a candidate must beat the config as given by more than 0.1% (a score of -0.001) to replace it
         best = min(ok, key=lambda c: c.score) if ok and min(c.score for c in ok) < -1e-3 else base
         result = Tuning(base, cands, best, budget, weights, time.monotonic() - t0, pareto=front)
+        result.throughput_phase = objective.scored_phase(cfg)
         _robustness(result, cfg, data, pool, seed_list)
     finally:
         if pool:
