@@ -75,7 +75,7 @@ def text(t: Tuning, s: dict, out: Path) -> str:
         + f"; memory {t.budget / 2**20:.1f} MiB (memtables + block cache)",
     ]
     if t.throughput_phase and "throughput" in t.weights:
-        lines.append(f"throughput: the {t.throughput_phase} phase's (the last measured, as db_bench and YCSB report it)")
+        lines.append(f"throughput: the {t.throughput_phase} phase's (the last measured, as db_bench and YCSB print it)")
     if best is b:
         lines.append("no candidate beat the config as given; it is kept")
     else:
