@@ -35,7 +35,6 @@ import datetime
 import json
 import math
 import shutil
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -48,7 +47,7 @@ from scipy.optimize import nnls
 
 from ..cpu_config import CpuCostConfig
 from ..preset_files import PRESET_ROOT, host_facts, host_preset_name
-from .contention import fit_write_wait, measure_interference, measure_sync, mixed_speed_up, sync_latency
+from .contention import _say, fit_write_wait, measure_interference, measure_sync, mixed_speed_up, sync_latency
 from .dbbench import DbBenchRun, run_db_bench
 from .host_disk import compaction_sync_bandwidth, device_path, device_preset_text
 from .matrix import COMMON, case
@@ -88,10 +87,6 @@ class Measurements:
     @classmethod
     def from_json(cls, text: str) -> Measurements:
         return cls(**json.loads(text))
-
-
-def _say(text: str) -> None:
-    print(f"  {text}", file=sys.stderr, flush=True)
 
 
 VALUES = (400, 1000)  # besides 100-byte values: entry sizes that tell a flush's per-entry and per-byte CPU apart

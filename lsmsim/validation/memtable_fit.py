@@ -19,6 +19,7 @@ import numpy as np
 
 from ..config import LsmConfig
 from ..lsm.costs import memtable_walks
+from .contention import _say
 from .dbbench import run_db_bench
 from .matrix import COMMON
 
@@ -26,12 +27,6 @@ MEMTABLE_ENTRY_OVERHEAD = LsmConfig.model_fields["memtable_entry_overhead"].defa
 BIG_MEMTABLE = 64 * 2**20  # RocksDB's default write_buffer_size: twice a 32 MiB last-level cache
 CAL_MEMTABLE = 4 * 2**20  # the calibration's fills (matrix.COMMON)
 ENTRY = 16 + 100 + MEMTABLE_ENTRY_OVERHEAD
-
-
-def _say(text: str) -> None:
-    import sys
-
-    print(f"calibrate: {text}", file=sys.stderr, flush=True)
 
 
 MEMTABLE_NUM = 500_000
