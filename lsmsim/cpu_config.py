@@ -35,15 +35,16 @@ class CpuCostConfig(Section):
     memtable_miss: Duration = Field(
         units.parse_duration("0us"),
         description="More per skiplist node visit once a memtable outgrows `memtable_cache`: the share of a walk's "
-        "visits beyond the cache, max(0, 1 - memtable_cache / memtable bytes), pays it (a last-level-cache and TLB "
-        "miss). Measured by `lsmsim calibrate` from fillrandom without the WAL at 64 MiB against 4 MiB memtables "
-        "(on the AMD EPYC host 4.78 against 2.81 us/write at 2M keys, where the walk alone explains 0.15 us). 0: no "
-        "cache effect (the built-in costs did not measure it).",
+        "visits beyond the cache, max(0, 1 - memtable_cache / memtable bytes), pays it (a TLB and cache miss). "
+        "Fitted with memtable_cache by `lsmsim calibrate` from fillrandom without the WAL at 4-64 MiB memtables (on "
+        "the AMD EPYC host 1.95, 2.19, 2.44, 2.94 and 3.43 us/write at 4, 8, 16, 32 and 64 MiB: 96 ns per visit "
+        "beyond 8 MiB). 0: no cache effect (the built-in costs did not measure it).",
     )
     memtable_cache: Bytes | None = Field(
         None,
-        description="The memtable bytes the CPU's caches hold (`lsmsim calibrate` takes the host's last-level cache "
-        "from /sys). None: memtable_miss is not charged.",
+        description="The memtable bytes the CPU keeps close: beyond them a node visit pays memtable_miss. `lsmsim "
+        "calibrate` fits it (8-13 MiB on the AMD EPYC host: its VM's share of a 32 MiB L3 shared with other cores). None: "
+        "memtable_miss is not charged.",
     )
     write_serial: Duration = Field(
         units.parse_duration("0us"),

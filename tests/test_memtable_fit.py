@@ -11,7 +11,15 @@ import yaml
 
 from lsmsim.lsm.costs import memtable_walks
 from lsmsim.preset_files import PRESET_ROOT
-from lsmsim.validation.memtable_fit import BIG_MEMTABLE, CAL_MEMTABLE, ENTRY, fit_memtable_miss, last_level_cache
+from lsmsim.validation.memtable_fit import (
+    BIG_MEMTABLE,
+    BIG_MEMTABLES,
+    CACHE_GRID,
+    CAL_MEMTABLE,
+    ENTRY,
+    fit_memtable_miss,
+    last_level_cache,
+)
 
 MiB = 2**20
 
@@ -49,18 +57,27 @@ def test_the_misses_start_where_the_memtable_outgrows_the_cache():
     assert w == sorted(w) and w[-1] > 2 * w[0]
 
 
-def test_fit_memtable_miss_recovers_the_miss_the_model_charges():
-    cache, search, miss, base = 32 * MiB, 0.08e-6, 0.7e-6, 2.0e-6
+def test_fit_memtable_miss_recovers_the_miss_and_the_cache_the_model_charges():
+    search, miss, base = 0.08e-6, 0.1e-6, 2.0e-6
 
-    def per_write(buffer):  # the model's write at a buffer size: a fixed part and the active memtable's walk
+    def per_write(buffer, cache):  # the model's write at a buffer size: a fixed part and the active memtable's walk
         return base + memtable_walks(cpu(search, miss, cache), buffer, buffer / ENTRY)(None)
 
-    big = [{"per_write_s": per_write(BIG_MEMTABLE)}]
-    assert fit_memtable_miss(per_write(CAL_MEMTABLE), big, search, cache) == pytest.approx(miss, rel=1e-9)
-    assert fit_memtable_miss(per_write(CAL_MEMTABLE), big, search, None) == 0.0  # no cache size: none
-    assert fit_memtable_miss(per_write(CAL_MEMTABLE), [], search, cache) == 0.0  # no runs: none
+    for cache in (8 * MiB, CACHE_GRID[6], 16 * MiB):  # both placed by the fills at 8-64 MiB (two or more miss)
+        big = [{"buffer": b, "per_write_s": per_write(b, cache)} for b in BIG_MEMTABLES]
+        got_miss, got_cache = fit_memtable_miss(per_write(CAL_MEMTABLE, cache), big, search, None)
+        assert got_cache == pytest.approx(cache, rel=1e-9) and got_miss == pytest.approx(miss, rel=1e-6)
+    # one larger size (earlier calibrations: 64 MiB only): the cache is the last-level cache, the miss exact
+    big = [{"buffer": BIG_MEMTABLE, "per_write_s": per_write(BIG_MEMTABLE, 32 * MiB)}]
+    assert fit_memtable_miss(per_write(CAL_MEMTABLE, 32 * MiB), big, search, 32 * MiB) == (
+        pytest.approx(miss, rel=1e-9),
+        32 * MiB,
+    )
+    assert fit_memtable_miss(per_write(CAL_MEMTABLE, 32 * MiB), big, search, None) == (0.0, None)  # no cache size
+    assert fit_memtable_miss(per_write(CAL_MEMTABLE, 8 * MiB), [], search, 32 * MiB) == (0.0, None)  # no runs
     # a host whose big memtables cost no more than the walk: no miss, never a negative one
-    assert fit_memtable_miss(per_write(BIG_MEMTABLE), big, search, cache) == 0.0
+    flat = [{"buffer": b, "per_write_s": base + memtable_walks(cpu(search), b, b / ENTRY)(None)} for b in BIG_MEMTABLES]
+    assert fit_memtable_miss(per_write(CAL_MEMTABLE, 8 * MiB), flat, search, None) == (0.0, None)
 
 
 def test_last_level_cache_reads_the_highest_level_under_sys(tmp_path):
@@ -85,4 +102,5 @@ def test_this_hosts_preset_is_the_fit_of_its_recorded_runs(tmp_path):
     fitted = yaml.safe_load(out.read_text())
     committed = yaml.safe_load((PRESET_ROOT / "machines" / f"{name}.yaml").read_text())
     assert fitted["cpu"] == committed["cpu"]
-    assert committed["cpu"]["memtable_cache"] == "32MiB" and float(committed["cpu"]["memtable_miss"][:-2]) > 0
+    # the cache placed by the fills at 8-64 MiB, below the host's 32 MiB L3
+    assert float(committed["cpu"]["memtable_cache"][:-3]) < 32 and float(committed["cpu"]["memtable_miss"][:-2]) > 0

@@ -17,7 +17,8 @@ Every run is db_bench with --statistics and no compression, on this host, one th
    Gauss-Newton from the built-in costs' read constants, gives the constants (`read_fit`: lsmsim's fill ends with
    the flush db_bench's reopen makes of the recovered WAL, whose compaction overlaps the first reads). Last,
    readrandom with full memtables against flushed ones gives memtable_search, and fillrandom without the WAL at
-   64 MiB memtables against 4 MiB ones memtable_miss, the walk's visits beyond the last-level cache (memtable_fit.py).
+   4-64 MiB memtables memtable_miss and memtable_cache, the walk's visits beyond what the CPU keeps close
+   (memtable_fit.py).
 4. The disk: fillrandom with --sync=1 gives the WAL's sync latency (`measure_sync`), which is the disk's
    (device.sync_latency), and the compactions' wait beyond their CPU per byte they write gives its sync bandwidth
    (device.sync_bandwidth, from the LOG of section 2's runs): both go to a device preset of the host's name
@@ -76,7 +77,7 @@ class Measurements:
     interference: list[dict] = field(
         default_factory=list
     )  # readrandomwriterandom from 1 and 2 threads (mixed_speed_up)
-    big_memtable: list[dict] = field(default_factory=list)  # fillrandom without the WAL at 64 MiB (memtable_miss)
+    big_memtable: list[dict] = field(default_factory=list)  # fillrandom without the WAL at 8-64 MiB (memtable_miss)
     seconds: float = 0.0  # wall time of the db_bench runs
     num: int = 1_000_000  # the write runs' keys
     repeat: int = 2  # repeats of each run
@@ -276,7 +277,7 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
     w["memtable_search"] = search
     llc = m.host.get("llc")
     no_wal = [r["per_write_s"] for r in m.writes if r["kind"] == "fillrandom" and not r["wal"] and r["value"] == 100]
-    miss = fit_memtable_miss(float(np.median(no_wal)), m.big_memtable, search, llc) if no_wal else 0.0
+    miss, cache = fit_memtable_miss(float(np.median(no_wal)), m.big_memtable, search, llc) if no_wal else (0.0, None)
     if miss > 0:
         w["memtable_miss"] = miss
     write_cpu = {k: v for k, v in w.items() if not k.startswith("_")}
@@ -285,7 +286,7 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
     r, resid = fit_read_path(targets, write_cpu, m.host["memory"], start)
     cpu = {k: f"{v * 1e6:.4g}us" for k, v in {**write_cpu, **r, "scan_base": 0.0}.items()}
     if miss > 0:
-        cpu["memtable_cache"] = f"{llc / 2**20:g}MiB"
+        cpu["memtable_cache"] = f"{cache / 2**20:.4g}MiB"
     host = f"{m.host['cpu']} x {m.host['cores']}"
     preset = {
         "source": f"lsmsim calibrate on {m.host['date']}: {host}, Debian db_bench 7.8.3 --threads=1, {repeat} "
@@ -326,9 +327,16 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
         f" ({walk * 1e6:.3f} us)",
         *(
             [
-                f"# - memtable_miss: fillrandom without the WAL at 64 MiB memtables (median of {len(m.big_memtable)}:"
-                f" {np.median([r['per_write_s'] for r in m.big_memtable]) * 1e6:.2f} us/write) less at 4 MiB, less the"
-                f" longer walk, over the walk's visits beyond memtable_cache, this host's last-level cache (/sys)"
+                "# - memtable_miss and memtable_cache: fillrandom without the WAL at "
+                + ", ".join(f"{r['buffer'] >> 20}" for r in m.big_memtable)
+                + " MiB memtables ("
+                + ", ".join(f"{r['per_write_s'] * 1e6:.2f}" for r in m.big_memtable)
+                + " us/write) and at 4 MiB, less the walk: the miss per visit beyond the cache"
+                + (
+                    " (fitted with it)"
+                    if len({r["buffer"] for r in m.big_memtable}) > 1
+                    else ", the last-level cache (/sys)"
+                )
             ]
             if miss > 0
             else []
@@ -376,7 +384,7 @@ def measure(num: int = 1_000_000, repeat: int = 2) -> Measurements:
     m.writes = measure_writes(num, repeat)
     m.reads = measure_reads(repeat)
     m.memtable = measure_memtable(repeat)
-    m.big_memtable = measure_big_memtable(num, repeat)
+    m.big_memtable = measure_big_memtable(num)
     m.sync = measure_sync(repeat)
     m.interference = measure_interference(repeat)
     m.seconds = time.perf_counter() - t0

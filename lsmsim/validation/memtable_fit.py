@@ -1,12 +1,18 @@
 """The memtable's CPU on this host (`lsmsim calibrate`, section 3's end): the skiplist walk per log2 of its
-entries (`memtable_search`, from readrandom with full memtables against flushed ones) and the walk's cache misses
-once a memtable outgrows the CPU's last-level cache (`memtable_miss`, from fillrandom without the WAL at 64 MiB
-against 4 MiB memtables; `memtable_cache`, the host's last-level cache from /sys).
+entries (`memtable_search`, from readrandom with full memtables against flushed ones) and the walk's misses once a
+memtable outgrows what the CPU keeps close (`memtable_miss` per visit beyond `memtable_cache` bytes, both fitted
+from fillrandom without the WAL at 8, 16, 32 and 64 MiB memtables beside the calibration's 4 MiB ones).
 
-Measured on the AMD EPYC host (2 vCPUs, a 32 MiB L3), db_bench 7.8.3 fillrandom 2M keys without the WAL: 2.81,
-2.91 and 4.78 us/write at 4, 16 and 64 MiB memtables (two runs each), where log2 of the entries explains 0.15 us of
-the last step: the visits beyond the cache cost that much more (memtable/inlineskiplist.h: every node visit of
-FindSpliceForLevel is a dependent load).
+Measured on the AMD EPYC host (2 vCPUs, a 32 MiB L3), db_bench 7.8.3 fillrandom 1M keys without the WAL, three
+runs each: 1.95, 2.19, 2.44, 2.94 and 3.43 us/write at 4, 8, 16, 32 and 64 MiB memtables. The cost climbs from
+8 MiB on, not at the L3's 32 MiB; log2 of the entries explains 0.08 us per doubling of it. Fitted, the visits
+beyond 8 MiB cost 96 ns more each (rms 50 ns over the five; with the cache at the L3's size, 295 ns and rms
+247 ns): a DRAM load's latency. Not the TLB: with the memtable in 2 MiB huge pages (db_bench
+--memtable_use_huge_page, pages reserved) the 64 MiB fills ran 3.13 against 3.35 us/write, 7% less. The L3 is
+shared with the other cores of its complex (on a VM, other tenants'), and the fit finds this VM's share of it.
+`lsmsim calibrate` runs each size once (its 3 minutes): on that host it placed the cache at 13.45 MiB with 93 ns
+per missed visit, in a faster window (4 MiB: 1.87 us/write).
+memtable/inlineskiplist.h: every node visit of FindSpliceForLevel is a dependent load.
 """
 
 from __future__ import annotations
@@ -24,8 +30,12 @@ from .dbbench import run_db_bench
 from .matrix import COMMON
 
 MEMTABLE_ENTRY_OVERHEAD = LsmConfig.model_fields["memtable_entry_overhead"].default
-BIG_MEMTABLE = 64 * 2**20  # RocksDB's default write_buffer_size: twice a 32 MiB last-level cache
+BIG_MEMTABLE = 64 * 2**20  # RocksDB's default write_buffer_size
+BIG_MEMTABLES = (8 * 2**20, 16 * 2**20, 32 * 2**20, BIG_MEMTABLE)  # the fills that place memtable_cache
 CAL_MEMTABLE = 4 * 2**20  # the calibration's fills (matrix.COMMON)
+# memtable_cache's candidates: from the calibration's memtable (whose fills price memtable_insert without misses) to
+# 16x it, in quarter octaves
+CACHE_GRID = tuple(CAL_MEMTABLE * 2 ** (i / 4) for i in range(17))
 ENTRY = 16 + 100 + MEMTABLE_ENTRY_OVERHEAD
 
 
@@ -88,38 +98,61 @@ def last_level_cache(root: Path = Path("/sys/devices/system/cpu/cpu0/cache")) ->
     return best[1]
 
 
-def measure_big_memtable(num: int, repeat: int) -> list[dict]:
-    """fillrandom without the WAL at 64 MiB memtables (`memtable_miss`), `repeat` runs."""
-    args = [
-        "--benchmarks=fillrandom,stats",
-        f"--num={num}",
-        *[a for a in COMMON if not a.startswith("--write_buffer_size")],
-        f"--write_buffer_size={BIG_MEMTABLE}",
-        "--disable_wal=1",
-        "--statistics=1",
-    ]
+def measure_big_memtable(num: int, sizes: tuple[int, ...] = BIG_MEMTABLES) -> list[dict]:
+    """fillrandom without the WAL, one run at each memtable size of `sizes` (`memtable_miss` and `memtable_cache`):
+    the sizes' trend is the measurement, so one run each (their spread on the AMD EPYC host: 3%)."""
     out = []
-    for _ in range(repeat):
+    for buffer in sizes:
+        args = [
+            "--benchmarks=fillrandom,stats",
+            f"--num={num}",
+            *[a for a in COMMON if not a.startswith("--write_buffer_size")],
+            f"--write_buffer_size={buffer}",
+            "--disable_wal=1",
+            "--statistics=1",
+        ]
         r = run_db_bench(args)
         stall = r.statistics.get("rocksdb.stall.micros", 0) / 1e6
         per = (r.seconds["fillrandom"] - stall) / num
-        out.append({"kind": "big-memtable", "buffer": BIG_MEMTABLE, "per_write_s": per, "stall_s": stall})
-        _say(f"fillrandom {num:,} at {BIG_MEMTABLE >> 20} MiB memtables without the WAL: {per * 1e6:.2f} us/write")
+        out.append({"kind": "big-memtable", "buffer": buffer, "per_write_s": per, "stall_s": stall})
+        _say(f"fillrandom {num:,} at {buffer >> 20} MiB memtables without the WAL: {per * 1e6:.2f} us/write")
     return out
 
 
-def fit_memtable_miss(small_s: float, big: list[dict], search: float, cache: int | None) -> float:
-    """`memtable_miss`: the 64 MiB fills' seconds per write (median) less the 4 MiB ones' (`small_s`), less what
-    the longer walk costs at `search` per level, over the walk's expected visits beyond `cache` bytes (lsm/costs.py's
-    `memtable_walks`, the same expectation lsmsim charges). 0 without a cache size or the runs."""
-    if not big or not cache:
-        return 0.0
-    big_s = float(np.median([r["per_write_s"] for r in big]))
+def _walk(buffer: float, search: float, miss: float, cache: float | None) -> float:
+    """The active memtable's expected walk per write (lsm/costs.py's `memtable_walks`, what lsmsim charges)."""
+    cpu = SimpleNamespace(memtable_search=search, memtable_miss=miss, memtable_cache=cache)
+    return memtable_walks(cpu, buffer, buffer / ENTRY)(None)
 
-    def walk(buffer: int, search: float, miss: float) -> float:
-        cpu = SimpleNamespace(memtable_search=search, memtable_miss=miss, memtable_cache=cache)
-        return memtable_walks(cpu, buffer, buffer / ENTRY)(None)
 
-    longer = walk(BIG_MEMTABLE, search, 0.0) - walk(CAL_MEMTABLE, search, 0.0)
-    visits = walk(BIG_MEMTABLE, 0.0, 1.0) - walk(CAL_MEMTABLE, 0.0, 1.0)
-    return max(0.0, (big_s - small_s - longer) / visits) if visits > 0 else 0.0
+def fit_memtable_miss(small_s: float, big: list[dict], search: float, llc: int | None) -> tuple[float, float | None]:
+    """(`memtable_miss`, `memtable_cache`) from the fills without the WAL: `small_s` seconds per write at the
+    calibration's 4 MiB memtables and `big`'s at larger ones. Per write, a fixed part, the walk at `search` per
+    level and `memtable_miss` per visit beyond the cache: for each cache size of CACHE_GRID the fixed part and the
+    miss by least squares over the sizes' medians; the cache whose fit leaves the least error. With one larger size
+    (earlier calibrations: 64 MiB only) the cache cannot be placed: it is the last-level cache `llc` (/sys) and the
+    miss the two sizes' difference. (0, None) without the runs; the miss is never negative."""
+    sizes = sorted({r.get("buffer", BIG_MEMTABLE) for r in big})
+    if not sizes:
+        return 0.0, None
+    x = [CAL_MEMTABLE, *sizes]
+    y = np.array(
+        [small_s, *(np.median([r["per_write_s"] for r in big if r.get("buffer", BIG_MEMTABLE) == b]) for b in sizes)]
+    )
+    caches = CACHE_GRID if len(sizes) > 1 else ((llc,) if llc else ())
+    best = (math.inf, 0.0, None)
+    for cache in caches:
+        base = np.array([_walk(b, search, 0.0, cache) for b in x])
+        visits = np.array([_walk(b, 0.0, 1.0, cache) for b in x])
+        if len(x) == 2:  # anchored at the 4 MiB fills, as the earlier calibrations were
+            miss = (y[1] - y[0] - (base[1] - base[0])) / (visits[1] - visits[0]) if visits[1] > visits[0] else 0.0
+            miss, err = max(0.0, float(miss)), 0.0
+        else:
+            a = np.c_[np.ones(len(x)), visits]
+            (_, miss), *_ = np.linalg.lstsq(a, y - base, rcond=None)
+            miss = max(0.0, float(miss))
+            fixed = float(np.mean(y - base - miss * visits))
+            err = float(np.sum((y - base - miss * visits - fixed) ** 2))
+        if err < best[0]:
+            best = (err, miss, cache)
+    return (best[1], best[2]) if best[1] > 0 else (0.0, None)
