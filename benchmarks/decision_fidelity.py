@@ -63,7 +63,8 @@ def main(argv=None) -> int:
         fid.table.to_csv(args.csv, index=False)
     if args.markdown:
         old = args.markdown.read_text() if args.markdown.exists() else ""
-        args.markdown.write_text(fidelity.with_section(old, fidelity.markdown(recorded, fid, machine)))
+        name = path.name.removesuffix("-fidelity.json")
+        args.markdown.write_text(fidelity.with_section(old, fidelity.markdown(recorded, fid, machine, name), name))
     return 0
 
 

@@ -399,22 +399,24 @@ def missed(scores) -> dict[tuple[str, str, str], float]:
     return out
 
 
-def markdown(recorded: dict, fid: Fidelity, machine: str | None) -> str:
-    """The scores and the per-set table as Markdown (docs/validation.md's decision-fidelity section)."""
+def markdown(recorded: dict, fid: Fidelity, machine: str | None, name: str) -> str:
+    """The scores and the per-set table as Markdown: docs/validation.md's decision-fidelity part for the host whose
+    recorded runs are `name`-fidelity.json."""
     from .host_disk import host_device
 
     host = recorded["host"]
     scores = fid.scores()
     out = [
-        "## Decision fidelity: does lsmsim rank option sets as db_bench does?",
+        f"## Decision fidelity on {host['cpu']}: does lsmsim rank option sets as db_bench does?",
         "",
-        "Written by `python benchmarks/decision_fidelity.py --markdown docs/validation.md` (lsmsim/validation/"
+        f"Written by `python benchmarks/decision_fidelity.py --host {name} --markdown docs/validation.md` "
+        "(lsmsim/validation/"
         "fidelity.py: the option sets, workloads and metrics). *db_bench vs itself* is the mean Spearman between "
         "two of db_bench's own repeats; *attainable* is the highest Spearman any model can reach against the mean "
         "of the repeats that agree so little (sqrt of the mean's Spearman-Brown reliability, `fidelity.attainable`): "
         "a goal above it cannot be met on this recording, whatever the model. Goals (issue 34): "
         "Spearman >= 0.9 for throughput and W-Amp, >= 0.8 for p99 and stall time, median error <= 10%; the misses "
-        "and their causes are `KNOWN_SHORTFALLS` in tests/test_decision_fidelity.py.",
+        f"and their causes are `KNOWN_SHORTFALLS[{name!r}]` in tests/test_decision_fidelity.py.",
         "",
         f"db_bench: {recorded['db_bench']} on {host['cpu']} x {host['cores']} (recorded {host['date']}), "
         f"{len(recorded['runs'])} option sets x {len(WORKLOADS)} workloads x "
@@ -465,9 +467,10 @@ def markdown(recorded: dict, fid: Fidelity, machine: str | None) -> str:
 SECTION = MARKERS["fidelity"]
 
 
-def with_section(doc: str, section: str) -> str:
-    """docs/validation.md with its decision-fidelity part replaced by `section` (the other parts kept)."""
-    return put_section(doc, "fidelity", section)
+def with_section(doc: str, section: str, name: str) -> str:
+    """docs/validation.md with host `name`'s decision-fidelity part replaced by `section` (the other parts, other
+    hosts' among them, kept)."""
+    return put_section(doc, f"fidelity:{name}", section)
 
 
 __all__ = [

@@ -1,7 +1,7 @@
 """docs/validation.md in parts, each written by its own benchmark script: the matrix (benchmarks/validation_matrix.py),
 the matrix on other hosts' records (the same script with --reference), the matrix's regimes
-(benchmarks/validation_regimes.py) and decision fidelity (benchmarks/decision_fidelity.py). A part after the first
-starts at its marker line; `put_section` replaces one part and keeps the others."""
+(benchmarks/validation_regimes.py) and decision fidelity (benchmarks/decision_fidelity.py) on each recorded host.
+A part after the first starts at its marker line; `put_section` replaces one part and keeps the others."""
 
 from __future__ import annotations
 
@@ -11,18 +11,26 @@ MARKERS = {
     "regimes": "<!-- regimes: written by benchmarks/validation_regimes.py --markdown docs/validation.md -->",
     "fidelity": "<!-- decision fidelity: written by benchmarks/decision_fidelity.py --markdown docs/validation.md -->",
 }
-ORDER = ("matrix", *MARKERS)
-# a host's matrix is part "matrix:<preset>", after the built-in costs' matrix
-HOST_MARKER = (
-    "<!-- matrix on {0}: written by benchmarks/validation_matrix.py --reference "
-    "benchmarks/validation/hosts/{0}-matrix.json --markdown docs/validation.md -->"
-)
-_HOST = re.compile(r"^<!-- matrix on ([\w.-]+): ")
+# a host's matrix is part "matrix:<preset>", after the built-in costs' matrix; a host's decision fidelity is part
+# "fidelity:<preset>", after the decision-fidelity part (each host's recorded runs sit beside the others')
+HOST_MARKERS = {
+    "matrix": (
+        "<!-- matrix on {0}: written by benchmarks/validation_matrix.py --reference "
+        "benchmarks/validation/hosts/{0}-matrix.json --markdown docs/validation.md -->"
+    ),
+    "fidelity": (
+        "<!-- decision fidelity on {0}: written by benchmarks/decision_fidelity.py --host {0} "
+        "--markdown docs/validation.md -->"
+    ),
+}
+HOST_MARKER = HOST_MARKERS["matrix"]
+_HOST = re.compile(r"^<!-- (matrix|decision fidelity) on ([\w.-]+): ")
 
 
 def marker(name: str) -> str | None:
-    if name.startswith("matrix:"):
-        return HOST_MARKER.format(name.split(":", 1)[1])
+    kind, _, host = name.partition(":")
+    if host:
+        return HOST_MARKERS[kind].format(host)
     return MARKERS.get(name)
 
 
@@ -34,7 +42,12 @@ def sections(doc: str) -> dict[str, str]:
         host = _HOST.match(line.strip())
         if line.strip() in by_line or host:
             out[name] = "\n".join(lines).strip("\n")
-            name, lines = (f"matrix:{host.group(1)}" if host else by_line[line.strip()]), []
+            if host:
+                kind = "matrix" if host.group(1) == "matrix" else "fidelity"
+                name = f"{kind}:{host.group(2)}"
+            else:
+                name = by_line[line.strip()]
+            lines = []
         else:
             lines.append(line)
     out[name] = "\n".join(lines).strip("\n")
@@ -45,12 +58,15 @@ def put_section(doc: str, name: str, text: str) -> str:
     """`doc` with part `name` replaced by `text` (added in its place when missing)."""
     parts = sections(doc)
     parts[name] = text.strip("\n")
-    hosts = sorted(n for n in parts if n.startswith("matrix:"))
+
+    def hosts(kind: str) -> list[str]:
+        return sorted(n for n in parts if n.startswith(f"{kind}:"))
+
     out = []
-    for n in (ORDER[0], *hosts, *ORDER[1:]):
+    for n in ("matrix", *hosts("matrix"), "regimes", "fidelity", *hosts("fidelity")):
         if n in parts:
             out += ([marker(n)] if marker(n) else []) + [parts[n], ""]
     return "\n".join(out)
 
 
-__all__ = ["HOST_MARKER", "MARKERS", "put_section", "sections"]
+__all__ = ["HOST_MARKER", "HOST_MARKERS", "MARKERS", "put_section", "sections"]
