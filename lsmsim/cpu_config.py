@@ -43,8 +43,8 @@ class CpuCostConfig(Section):
     memtable_cache: Bytes | None = Field(
         None,
         description="The memtable bytes the CPU keeps close: beyond them a node visit pays memtable_miss. `lsmsim "
-        "calibrate` fits it (8-13 MiB on the AMD EPYC host: its VM's share of a 32 MiB L3 shared with other cores). None: "
-        "memtable_miss is not charged.",
+        "calibrate` fits it (5-13 MiB on the AMD EPYC host: its VM's share of a 32 MiB L3 shared with other "
+        "cores). None: memtable_miss is not charged.",
     )
     write_serial: Duration = Field(
         units.parse_duration("0us"),

@@ -63,10 +63,12 @@ def test_fit_memtable_miss_recovers_the_miss_and_the_cache_the_model_charges():
     def per_write(buffer, cache):  # the model's write at a buffer size: a fixed part and the active memtable's walk
         return base + memtable_walks(cpu(search, miss, cache), buffer, buffer / ENTRY)(None)
 
-    for cache in (8 * MiB, CACHE_GRID[6], 16 * MiB):  # both placed by the fills at 8-64 MiB (two or more miss)
+    for cache in (CACHE_GRID[2], 8 * MiB, CACHE_GRID[6]):  # both placed by the fills at 4-64 MiB (two or more miss)
         big = [{"buffer": b, "per_write_s": per_write(b, cache)} for b in BIG_MEMTABLES]
         got_miss, got_cache = fit_memtable_miss(per_write(CAL_MEMTABLE, cache), big, search, None)
         assert got_cache == pytest.approx(cache, rel=1e-9) and got_miss == pytest.approx(miss, rel=1e-6)
+        # the sweep's own 4 MiB fill is its anchor: another window's (here 10% slower) does not move the fit
+        assert fit_memtable_miss(1.1 * per_write(CAL_MEMTABLE, cache), big, search, None) == (got_miss, got_cache)
     # one larger size (earlier calibrations: 64 MiB only): the cache is the last-level cache, the miss exact
     big = [{"buffer": BIG_MEMTABLE, "per_write_s": per_write(BIG_MEMTABLE, 32 * MiB)}]
     assert fit_memtable_miss(per_write(CAL_MEMTABLE, 32 * MiB), big, search, 32 * MiB) == (

@@ -77,7 +77,7 @@ class Measurements:
     interference: list[dict] = field(
         default_factory=list
     )  # readrandomwriterandom from 1 and 2 threads (mixed_speed_up)
-    big_memtable: list[dict] = field(default_factory=list)  # fillrandom without the WAL at 8-64 MiB (memtable_miss)
+    big_memtable: list[dict] = field(default_factory=list)  # fillrandom without the WAL at 4-64 MiB (memtable_miss)
     seconds: float = 0.0  # wall time of the db_bench runs
     num: int = 1_000_000  # the write runs' keys
     repeat: int = 2  # repeats of each run
@@ -328,10 +328,10 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
         *(
             [
                 "# - memtable_miss and memtable_cache: fillrandom without the WAL at "
-                + ", ".join(f"{r['buffer'] >> 20}" for r in m.big_memtable)
-                + " MiB memtables ("
+                + ", ".join(f"{b >> 20}" for b in sorted({r["buffer"] for r in m.big_memtable}))
+                + f" MiB memtables ({len(m.big_memtable)} runs: "
                 + ", ".join(f"{r['per_write_s'] * 1e6:.2f}" for r in m.big_memtable)
-                + " us/write) and at 4 MiB, less the walk: the miss per visit beyond the cache"
+                + " us/write), less the walk: the miss per visit beyond the cache"
                 + (
                     " (fitted with it)"
                     if len({r["buffer"] for r in m.big_memtable}) > 1
@@ -384,7 +384,7 @@ def measure(num: int = 1_000_000, repeat: int = 2) -> Measurements:
     m.writes = measure_writes(num, repeat)
     m.reads = measure_reads(repeat)
     m.memtable = measure_memtable(repeat)
-    m.big_memtable = measure_big_memtable(num)
+    m.big_memtable = measure_big_memtable(num, repeat)
     m.sync = measure_sync(repeat)
     m.interference = measure_interference(repeat)
     m.seconds = time.perf_counter() - t0

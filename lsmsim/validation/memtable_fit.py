@@ -10,8 +10,8 @@ beyond 8 MiB cost 96 ns more each (rms 50 ns over the five; with the cache at th
 247 ns): a DRAM load's latency. Not the TLB: with the memtable in 2 MiB huge pages (db_bench
 --memtable_use_huge_page, pages reserved) the 64 MiB fills ran 3.13 against 3.35 us/write, 7% less. The L3 is
 shared with the other cores of its complex (on a VM, other tenants'), and the fit finds this VM's share of it.
-`lsmsim calibrate` runs each size once (its 3 minutes): on that host it placed the cache at 13.45 MiB with 93 ns
-per missed visit, in a faster window (4 MiB: 1.87 us/write).
+`lsmsim calibrate` runs 4, 8, 16 and 64 MiB twice each (within its 3 minutes): on that host it placed the cache at
+4.76 MiB with 82 ns per missed visit.
 memtable/inlineskiplist.h: every node visit of FindSpliceForLevel is a dependent load.
 """
 
@@ -31,7 +31,9 @@ from .matrix import COMMON
 
 MEMTABLE_ENTRY_OVERHEAD = LsmConfig.model_fields["memtable_entry_overhead"].default
 BIG_MEMTABLE = 64 * 2**20  # RocksDB's default write_buffer_size
-BIG_MEMTABLES = (8 * 2**20, 16 * 2**20, 32 * 2**20, BIG_MEMTABLE)  # the fills that place memtable_cache
+# the fills that place memtable_cache, the calibration's 4 MiB among them: in one sweep, so that the VM's speed, which
+# moves within minutes, moves them alike (a 32 MiB fill moved no fit on the AMD EPYC host: left out for time)
+BIG_MEMTABLES = (4 * 2**20, 8 * 2**20, 16 * 2**20, BIG_MEMTABLE)
 CAL_MEMTABLE = 4 * 2**20  # the calibration's fills (matrix.COMMON)
 # memtable_cache's candidates: from the calibration's memtable (whose fills price memtable_insert without misses) to
 # 16x it, in quarter octaves
@@ -98,11 +100,12 @@ def last_level_cache(root: Path = Path("/sys/devices/system/cpu/cpu0/cache")) ->
     return best[1]
 
 
-def measure_big_memtable(num: int, sizes: tuple[int, ...] = BIG_MEMTABLES) -> list[dict]:
-    """fillrandom without the WAL, one run at each memtable size of `sizes` (`memtable_miss` and `memtable_cache`):
-    the sizes' trend is the measurement, so one run each (their spread on the AMD EPYC host: 3%)."""
+def measure_big_memtable(num: int, repeat: int = 1, sizes: tuple[int, ...] = BIG_MEMTABLES) -> list[dict]:
+    """fillrandom without the WAL at each memtable size of `sizes`, `repeat` rounds of the sizes in turn
+    (`memtable_miss` and `memtable_cache`). One round is too few on a VM: on the AMD EPYC host single rounds placed
+    the cache at 4, 4.8, 6.7, 8 and 13.5 MiB, one 16 MiB fill running slower than a 32 MiB one."""
     out = []
-    for buffer in sizes:
+    for buffer in [b for _ in range(repeat) for b in sizes]:
         args = [
             "--benchmarks=fillrandom,stats",
             f"--num={num}",
@@ -127,18 +130,18 @@ def _walk(buffer: float, search: float, miss: float, cache: float | None) -> flo
 
 def fit_memtable_miss(small_s: float, big: list[dict], search: float, llc: int | None) -> tuple[float, float | None]:
     """(`memtable_miss`, `memtable_cache`) from the fills without the WAL: `small_s` seconds per write at the
-    calibration's 4 MiB memtables and `big`'s at larger ones. Per write, a fixed part, the walk at `search` per
-    level and `memtable_miss` per visit beyond the cache: for each cache size of CACHE_GRID the fixed part and the
-    miss by least squares over the sizes' medians; the cache whose fit leaves the least error. With one larger size
-    (earlier calibrations: 64 MiB only) the cache cannot be placed: it is the last-level cache `llc` (/sys) and the
-    miss the two sizes' difference. (0, None) without the runs; the miss is never negative."""
-    sizes = sorted({r.get("buffer", BIG_MEMTABLE) for r in big})
+    calibration's 4 MiB memtables (unless `big` has its own) and `big`'s at larger ones. Per write, a fixed part,
+    the walk at `search` per level and `memtable_miss` per visit beyond the cache: for each cache size of CACHE_GRID
+    the fixed part and the miss by least squares over the sizes' medians; the cache whose fit leaves the least error.
+    With one larger size (earlier calibrations: 64 MiB only) the cache cannot be placed: it is the last-level cache
+    `llc` (/sys) and the miss the two sizes' difference. (0, None) without the runs; the miss is never negative."""
+    sizes = sorted({r.get("buffer", BIG_MEMTABLE) for r in big} - {CAL_MEMTABLE})
     if not sizes:
         return 0.0, None
     x = [CAL_MEMTABLE, *sizes]
-    y = np.array(
-        [small_s, *(np.median([r["per_write_s"] for r in big if r.get("buffer", BIG_MEMTABLE) == b]) for b in sizes)]
-    )
+    y = np.array([np.median([r["per_write_s"] for r in big if r.get("buffer", BIG_MEMTABLE) == b]) for b in x[1:]])
+    own = [r["per_write_s"] for r in big if r.get("buffer") == CAL_MEMTABLE]
+    y = np.r_[np.median(own) if own else small_s, y]
     caches = CACHE_GRID if len(sizes) > 1 else ((llc,) if llc else ())
     best = (math.inf, 0.0, None)
     for cache in caches:
