@@ -201,8 +201,9 @@ EPYC: dict[tuple[str, str, str], str] = {
     ): "0.84 against db_bench's own 0.81: as on the Xeon host, a 500K fill's W-Amp depends "
     "on whether the last compaction finished (base measures 2.47, 1.90 and 1.90)",
     ("mixed", "throughput", "spearman"): "0.54 against db_bench's own 0.60 and the attainable 0.90: buffer-64m is 3rd "
-    "of 32 in db_bench and 23rd in lsmsim (the memtable's misses charged to the Gets as to the writes), and 16 KiB "
-    "blocks 24th against 4th (lsmsim has fewer index entries help 50/50 reads); causes not found by experiment yet, "
+    "of 32 in db_bench and 23rd in lsmsim, and 16 KiB blocks 24th against 4th (lsmsim has fewer index entries help "
+    "50/50 reads). Not the memtable's misses charged to the Gets: db_bench readrandom on a full 64 MiB memtable "
+    "(400K entries, no SST) ran 2.66-3.14 us per Get, where lsmsim charges its walk 2.7 us; causes not found yet, "
     + EPYC_CALIBRATIONS,
     ("mixed", "throughput", "median_err"): "+18%: " + EPYC_DRIFT,
     ("mixed", "p99", "spearman"): "0.17 against db_bench's own 0.34: lsmsim's read P99 is mostly the CPU spread "
