@@ -118,8 +118,19 @@ def run_workload(name: str, repeat: int, quick: bool, trials: int) -> dict:
         "tune": [*base, f"--options_file={out / 'OPTIONS'}", f"--cache_size={tuned['block_cache_size']}"],
     }
     runs = {arm: measure(args, repeat) for arm, args in arms.items()}
-    return {"line": base, "arms": {a: {"args": arms[a], "ops_per_s": runs[a]} for a in arms}, "search_s": search_s,
-            "tune_predicted_ops_per_s": tuned["predicted"]["tuned"]["throughput"]["mean"]}  # fmt: skip
+    # the OPTIONS files live in a temporary folder: the record keeps their text, and tune's options, so that an arm
+    # can be rerun and tune's prediction remade on another preset
+    files = {a: Path(f.split("=", 1)[1]).read_text() for a in arms for f in arms[a] if f.startswith("--options_file=")}
+    record = {a: {"args": arms[a], "ops_per_s": runs[a]} for a in arms}
+    for a, text in files.items():
+        record[a]["options_file"] = text
+    return {
+        "line": base,
+        "arms": record,
+        "search_s": search_s,
+        "tune_options": tuned.get("options"),
+        "tune_predicted_ops_per_s": tuned["predicted"]["tuned"]["throughput"]["mean"],
+    }
 
 
 def table(rec: dict) -> str:
