@@ -32,7 +32,7 @@ def recorded_path(name: str | None = None) -> Path:
     return HOSTS / f"{name or host_preset_name()}-regimes.json"
 
 
-def to_markdown(table, recorded: dict) -> str:
+def to_markdown(table, recorded: dict, name: str) -> str:
     from lsmsim.validation.contention import mixed_speed_up
     from lsmsim.validation.regimes import REGIMES
 
@@ -40,15 +40,18 @@ def to_markdown(table, recorded: dict) -> str:
     sync = recorded["sync_latency_s"]
     judged = table[table["ok"].notna()]
     lines = [
-        "## The matrix's regimes: mixed reads and writes, several writers, stalls, the rate limiter, WAL syncs",
+        f"## The matrix's regimes on {host['cpu']}: mixed reads and writes, several writers, stalls, the rate "
+        "limiter, WAL syncs",
         "",
-        "Written by `python benchmarks/validation_regimes.py --markdown docs/validation.md` (lsmsim/validation/"
+        f"Written by `python benchmarks/validation_regimes.py --host {name} --markdown docs/validation.md` "
+        "(lsmsim/validation/"
         f"regimes.py). db_bench: {recorded['db_bench']} on {host['cpu']} x {host['cores']} (recorded "
         f"{host['date']}), the mean of {min(len(v) for v in recorded['runs'].values())} runs; *spread* is its own "
         "(max - min) / mean. lsmsim runs on the costs `lsmsim calibrate` measured beside the recording (this VM's "
         f"speed drifts by up to 2x within an hour) and its measured WAL sync ({sync * 1e6:.1f} us). Budgets (issue "
         "34): ops/s and stall time 15%, p99 25%, or db_bench's spread where larger; W-Amp 10%; a level's bytes 15%; "
-        "p99.9 shown. Figures over budget are `KNOWN_GAPS` in lsmsim/validation/regimes.py, with their cause.",
+        f"p99.9 shown. Figures over budget are `KNOWN_GAPS[{name!r}]` in lsmsim/validation/regimes.py, with their "
+        "cause.",
         "",
         f"**{int(judged['ok'].sum())} of {len(judged)} judged figures within budget.**",
         "",
@@ -117,7 +120,8 @@ def main(argv=None) -> int:
         recorded["machine"], recorded["sync_latency_s"] = regimes.calibrated_machine(recorded["calibration"])
         atomic_write(path, lambda p: Path(p).write_text(json.dumps(recorded, indent=1)))
     t0 = time.perf_counter()
-    table = regimes.compare_all(recorded, args.regimes)
+    name = regimes.host_name(path)
+    table = regimes.compare_all(recorded, args.regimes, regimes.KNOWN_GAPS.get(name, {}))
     wall = time.perf_counter() - t0
     import pandas as pd
 
@@ -129,7 +133,7 @@ def main(argv=None) -> int:
         from lsmsim.validation.report import put_section
 
         old = args.markdown.read_text() if args.markdown.exists() else ""
-        args.markdown.write_text(put_section(old, "regimes", to_markdown(table, recorded)))
+        args.markdown.write_text(put_section(old, f"regimes:{name}", to_markdown(table, recorded, name)))
     return 0
 
 

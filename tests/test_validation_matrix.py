@@ -66,15 +66,15 @@ def test_case_within_budget_on_another_hosts_records(path, case):
 
 def test_docs_parts_keep_each_other():
     """docs/validation.md's parts: writing one (a host's matrix among them) keeps the others in their order."""
-    from lsmsim.validation.report import HOST_MARKERS, MARKERS, put_section, sections
+    from lsmsim.validation.report import HOST_MARKERS, put_section, sections
 
     doc = put_section("", "matrix", "# M")
     doc = put_section(doc, "fidelity:b-host", "FB")
     doc = put_section(doc, "fidelity:a-host", "FA")
     doc = put_section(doc, "matrix:some-host", "H")
-    doc = put_section(doc, "regimes", "R")
-    assert list(sections(doc)) == ["matrix", "matrix:some-host", "regimes", "fidelity:a-host", "fidelity:b-host"]
-    assert HOST_MARKERS["matrix"].format("some-host") in doc and MARKERS["regimes"] in doc
+    doc = put_section(doc, "regimes:b-host", "R")
+    assert list(sections(doc)) == ["matrix", "matrix:some-host", "regimes:b-host", "fidelity:a-host", "fidelity:b-host"]
+    assert HOST_MARKERS["matrix"].format("some-host") in doc and HOST_MARKERS["regimes"].format("b-host") in doc
     assert HOST_MARKERS["fidelity"].format("b-host") in doc
     assert sections(put_section(doc, "matrix:some-host", "H2"))["matrix:some-host"] == "H2"
     again = put_section(doc, "fidelity:b-host", "FB2")

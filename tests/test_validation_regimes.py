@@ -14,6 +14,7 @@ from lsmsim.validation.regimes import (
     KNOWN_GAPS,
     REGIMES,
     compare,
+    host_name,
     real_figures,
     real_once,
     sim_config,
@@ -25,9 +26,9 @@ HOSTS = Path(__file__).resolve().parents[1] / "benchmarks" / "validation" / "hos
 RECORDS = sorted(HOSTS.glob("*-regimes.json"))
 
 
-@pytest.fixture(scope="module", params=RECORDS, ids=[p.name.removesuffix("-regimes.json") for p in RECORDS])
+@pytest.fixture(scope="module", params=RECORDS, ids=[host_name(p) for p in RECORDS])
 def recorded(request):
-    return json.loads(request.param.read_text())
+    return {**json.loads(request.param.read_text()), "preset_name": host_name(request.param)}
 
 
 def test_a_host_has_recorded_regimes():
@@ -42,8 +43,10 @@ def test_regime_within_budget(regime, recorded):
     assert len(runs) >= 3, "the budgets are judged on the mean of 3 db_bench runs and their spread"
     real, spread = real_figures(runs)
     cfg = sim_config(regime, recorded["machine"], recorded["sync_latency_s"])
-    table = compare(regime, real, spread, sim_figures(regime, lsmsim.run(lsmsim.load_config(cfg), progress=False)))
-    judge(table, regime.name, KNOWN_GAPS, "lsmsim/validation/regimes.py KNOWN_GAPS")
+    gaps = KNOWN_GAPS[recorded["preset_name"]]
+    sim = sim_figures(regime, lsmsim.run(lsmsim.load_config(cfg), progress=False))
+    table = compare(regime, real, spread, sim, gaps)
+    judge(table, regime.name, gaps, f"lsmsim/validation/regimes.py KNOWN_GAPS[{recorded['preset_name']!r}]")
 
 
 def test_the_recorded_figures_are_what_db_bench_reported(recorded):

@@ -306,8 +306,9 @@ def budget_of(metric: str, real: dict[str, float], spread: dict[str, float]) -> 
     return None
 
 
-# Figures over budget and the cause found by experiment; tests/test_validation_regimes.py expects each to stay over
-# (strict xfail), so that one that comes within budget is noticed.
+# Figures over budget on each recorded host (its preset's name) and the cause found by experiment;
+# tests/test_validation_regimes.py expects each to stay over (strict xfail), so that one that comes within budget is
+# noticed.
 _WAIT = (
     "a write that finds another thread's write in RocksDB's write thread waits for it (WriteThread::AwaitState: spin, "
     "yield, futex); lsmsim's spin for it (foreground.write_thread_spin) is the residual of a group whose holder keeps "
@@ -323,7 +324,7 @@ _SYNC = (
     "the sync: machine.cpu.wal_sync_cpu); the sync drifted from 72.9 us (calibration) to 79.4 us (the runs), and "
     "the followers wake from WriteThread::AwaitState's futex (not modelled)"
 )
-KNOWN_GAPS: dict[tuple[str, str], str] = {
+XEON_GAPS: dict[tuple[str, str], str] = {
     ("mixed-4t", "p99_write"): _WAIT + "; with 4 threads on 2 cores the thread it waits for is often descheduled "
     "(db_bench's write p99 294-640 us over the recordings)",
     ("read-mostly-2t", "p99_write"): _WAIT,
@@ -340,10 +341,22 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     "model's two cohorts do (foreground.group_commit), so the gap is each group's time",
     ("wal-sync-4t", "p99_write"): _SYNC,
 }
+KNOWN_GAPS: dict[str, dict[tuple[str, str], str]] = {
+    "intel-xeon-processor-2vcpu-24g": XEON_GAPS,
+}
 
 
-def compare(r: Regime, real: dict[str, float], spread: dict[str, float], sim: dict[str, float]) -> pd.DataFrame:
-    """One row per figure: db_bench's mean and spread, lsmsim, relative error, budget, whether it holds."""
+def host_name(path) -> str:
+    """The recorded host's preset name of a `<host>-regimes.json`."""
+    return Path(path).name.removesuffix("-regimes.json")
+
+
+def compare(
+    r: Regime, real: dict[str, float], spread: dict[str, float], sim: dict[str, float], gaps: dict | None = None
+) -> pd.DataFrame:
+    """One row per figure: db_bench's mean and spread, lsmsim, relative error, budget, whether it holds, and the
+    known gap of `gaps` (the host's `KNOWN_GAPS`) that explains a figure over budget."""
+    gaps = gaps or {}
     rows = []
     for metric, v in real.items():
         if metric == "seconds":
@@ -362,15 +375,15 @@ def compare(r: Regime, real: dict[str, float], spread: dict[str, float], sim: di
                 "rel_err": err,
                 "budget": budget,
                 "ok": ok,
-                "known_gap": KNOWN_GAPS.get((r.name, metric), "") if ok is False else "",
+                "known_gap": gaps.get((r.name, metric), "") if ok is False else "",
             }
         )
     return pd.DataFrame(rows)
 
 
-def compare_all(recorded: dict, names: list[str] | None = None) -> pd.DataFrame:
+def compare_all(recorded: dict, names: list[str] | None = None, gaps: dict | None = None) -> pd.DataFrame:
     """Every recorded regime (or `names`) on lsmsim, on the recording's calibrated costs (its `machine` and
-    `sync_latency_s`, fitted when it was recorded), beside db_bench."""
+    `sync_latency_s`, fitted when it was recorded), beside db_bench; `gaps`: the host's known gaps."""
     from ..api import run
     from ..loading import load_config
 
@@ -380,13 +393,14 @@ def compare_all(recorded: dict, names: list[str] | None = None) -> pd.DataFrame:
             continue
         real, spread = real_figures(recorded["runs"][r.name])
         res = run(load_config(sim_config(r, recorded["machine"], recorded["sync_latency_s"])), progress=False)
-        tables.append(compare(r, real, spread, sim_figures(r, res)))
+        tables.append(compare(r, real, spread, sim_figures(r, res), gaps))
     return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
 
 
 __all__ = [
     "BUDGET",
     "KNOWN_GAPS",
+    "host_name",
     "REGIMES",
     "Regime",
     "calibrated_machine",

@@ -18,13 +18,17 @@ HOST_MARKERS = {
         "<!-- matrix on {0}: written by benchmarks/validation_matrix.py --reference "
         "benchmarks/validation/hosts/{0}-matrix.json --markdown docs/validation.md -->"
     ),
+    "regimes": (
+        "<!-- regimes on {0}: written by benchmarks/validation_regimes.py --host {0} --markdown docs/validation.md -->"
+    ),
     "fidelity": (
         "<!-- decision fidelity on {0}: written by benchmarks/decision_fidelity.py --host {0} "
         "--markdown docs/validation.md -->"
     ),
 }
 HOST_MARKER = HOST_MARKERS["matrix"]
-_HOST = re.compile(r"^<!-- (matrix|decision fidelity) on ([\w.-]+): ")
+_HOST = re.compile(r"^<!-- (matrix|regimes|decision fidelity) on ([\w.-]+): ")
+_KIND = {"matrix": "matrix", "regimes": "regimes", "decision fidelity": "fidelity"}
 
 
 def marker(name: str) -> str | None:
@@ -43,8 +47,7 @@ def sections(doc: str) -> dict[str, str]:
         if line.strip() in by_line or host:
             out[name] = "\n".join(lines).strip("\n")
             if host:
-                kind = "matrix" if host.group(1) == "matrix" else "fidelity"
-                name = f"{kind}:{host.group(2)}"
+                name = f"{_KIND[host.group(1)]}:{host.group(2)}"
             else:
                 name = by_line[line.strip()]
             lines = []
@@ -63,7 +66,7 @@ def put_section(doc: str, name: str, text: str) -> str:
         return sorted(n for n in parts if n.startswith(f"{kind}:"))
 
     out = []
-    for n in ("matrix", *hosts("matrix"), "regimes", "fidelity", *hosts("fidelity")):
+    for n in ("matrix", *hosts("matrix"), "regimes", *hosts("regimes"), "fidelity", *hosts("fidelity")):
         if n in parts:
             out += ([marker(n)] if marker(n) else []) + [parts[n], ""]
     return "\n".join(out)
