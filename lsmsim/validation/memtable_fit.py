@@ -1,7 +1,7 @@
 """The memtable's CPU on this host (`lsmsim calibrate`, section 3's end): the skiplist walk per log2 of its
 entries (`memtable_search`, from readrandom with full memtables against flushed ones) and the walk's misses once a
 memtable outgrows what the CPU keeps close (`memtable_miss` per visit beyond `memtable_cache` bytes, both fitted
-from fillrandom without the WAL at 8, 16, 32 and 64 MiB memtables beside the calibration's 4 MiB ones).
+from fillrandom without the WAL at 4, 8, 16 and 64 MiB memtables).
 
 Measured on the AMD EPYC host (2 vCPUs, a 32 MiB L3), db_bench 7.8.3 fillrandom 1M keys without the WAL, three
 runs each: 1.95, 2.19, 2.44, 2.94 and 3.43 us/write at 4, 8, 16, 32 and 64 MiB memtables. The cost climbs from
