@@ -341,8 +341,23 @@ XEON_GAPS: dict[tuple[str, str], str] = {
     "model's two cohorts do (foreground.group_commit), so the gap is each group's time",
     ("wal-sync-4t", "p99_write"): _SYNC,
 }
+_READERS = (
+    "lsmsim's two readers beside one unthrottled writer read 42% more than db_bench's on the AMD EPYC host (235K "
+    "against 165K/s, P99 11 against 16 us) while the writer's rate matches (130K/s) and 50/50 from 2 threads is "
+    "within 8%; within budget on the Xeon host; the decision-fidelity read_heavy workload (the same benchmark) is "
+    "+21% median on this host: cause not found yet"
+)
+EPYC_GAPS: dict[tuple[str, str], str] = {
+    ("read-mostly-2t", "w_amp"): _WINDOW,
+    ("readwhilewriting", "ops_per_s_read"): _READERS,
+    ("readwhilewriting", "p99_read"): _READERS,
+    ("wal-sync-4t", "ops_per_s_write"): "lsmsim 30% faster (14.3K against 11.0K writes/s): as on the Xeon host, "
+    + _SYNC,
+    ("wal-sync-4t", "p99_write"): "lsmsim 370 against 674 us: " + _SYNC,
+}
 KNOWN_GAPS: dict[str, dict[tuple[str, str], str]] = {
     "intel-xeon-processor-2vcpu-24g": XEON_GAPS,
+    "amd-epyc-2vcpu-24g": EPYC_GAPS,
 }
 
 
