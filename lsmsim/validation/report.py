@@ -11,8 +11,8 @@ MARKERS = {
     "regimes": "<!-- regimes: written by benchmarks/validation_regimes.py --markdown docs/validation.md -->",
     "fidelity": "<!-- decision fidelity: written by benchmarks/decision_fidelity.py --markdown docs/validation.md -->",
 }
-# a host's matrix is part "matrix:<preset>", after the built-in costs' matrix; a host's decision fidelity is part
-# "fidelity:<preset>", after the decision-fidelity part (each host's recorded runs sit beside the others')
+# a host's matrix, regimes and decision fidelity are parts "<kind>:<preset>", each after the unnamed part of its kind
+# (each host's recorded runs sit beside the others')
 HOST_MARKERS = {
     "matrix": (
         "<!-- matrix on {0}: written by benchmarks/validation_matrix.py --reference "
@@ -26,7 +26,6 @@ HOST_MARKERS = {
         "--markdown docs/validation.md -->"
     ),
 }
-HOST_MARKER = HOST_MARKERS["matrix"]
 _HOST = re.compile(r"^<!-- (matrix|regimes|decision fidelity) on ([\w.-]+): ")
 _KIND = {"matrix": "matrix", "regimes": "regimes", "decision fidelity": "fidelity"}
 
@@ -72,4 +71,4 @@ def put_section(doc: str, name: str, text: str) -> str:
     return "\n".join(out)
 
 
-__all__ = ["HOST_MARKER", "HOST_MARKERS", "MARKERS", "put_section", "sections"]
+__all__ = ["HOST_MARKERS", "MARKERS", "put_section", "sections"]
