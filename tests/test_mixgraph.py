@@ -28,6 +28,11 @@ def test_query_shares_round_each_type_up_to_thousandths():
     assert mixgraph.query_shares(0.85, 0.14, 0.01) == pytest.approx((0.85, 0.14, 0.01))
     assert mixgraph.query_shares(1, 1, 1) == pytest.approx((1 / 3, 1 / 3, 1 / 3))  # 334 each of 1002
     assert mixgraph.query_shares(0.5, 0.3, 0.0) == pytest.approx((625 / 1000, 375 / 1000, 0.0))
+    # over rand_v in [0, num): R = 1003 bands (301, 601, 101); 20,000 = 19 x 1003 + 943 leaves residues 943..1002 short
+    assert mixgraph.query_shares(0.3, 0.6, 0.1, num=20_000) == pytest.approx(
+        ((301 * 20) / 20_000, (601 * 20) / 20_000, (41 * 20 + 60 * 19) / 20_000)
+    )
+    assert mixgraph.query_shares(0.3, 0.6, 0.1, num=1003 * 7) == pytest.approx(mixgraph.query_shares(0.3, 0.6, 0.1))
 
 
 def test_mean_value_size_is_the_generalized_paretos_mean():
@@ -116,7 +121,7 @@ def test_db_bench_mixgraph_draws_the_sizes_and_shares_lsmsim_models(tmp_path):
     m = re.search(r"Gets:(\d+) Puts:(\d+) Seek:(\d+).*avg size: ([\d.]+) value", out)
     assert m, out[-2000:]
     counts = np.array([int(m.group(i)) for i in (1, 2, 3)])
-    shares = np.array(mixgraph.query_shares(0.3, 0.6, 0.1))
+    shares = np.array(mixgraph.query_shares(0.3, 0.6, 0.1, num=20_000))  # the residues of rand_v < num
     assert np.all(np.abs(counts - n * shares) <= 4 * np.sqrt(n * shares * (1 - shares)))
     # the Puts see u = rand / num of the rand whose residue mod 1000 is a Put's: their sizes' spread gives the error
     lo, hi, r = mixgraph.query_bands(0.3, 0.6, 0.1)[1]

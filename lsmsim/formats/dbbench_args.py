@@ -247,7 +247,7 @@ def _mixgraph(p: dict, w: _Flags, written: float, unsupported: list) -> dict:
     size of its Puts and the mean length of its Seeks, and its sine rate limit."""
     g = w.graph
     ratios = g["mix_get_ratio"], g["mix_put_ratio"], g["mix_seek_ratio"]
-    get, put, seek = mixgraph.query_shares(*ratios)
+    get, put, seek = mixgraph.query_shares(*ratios, num=w.num)
     bands = mixgraph.query_bands(*ratios)
     mix = {k: v * get for k, v in _found(written).items()}
     mix["insert"] = put
