@@ -383,6 +383,39 @@ def test_reserved_cores_keep_the_writer_at_its_rate():
     assert rates[0] < 0.9 * rates[1], rates
 
 
+@pytest.mark.parametrize("mode", ["fluid", "op"])
+def test_a_phase_flush_ends_before_the_next_phase_and_holds_compactions(mode):
+    """A phase's `flush` (db_bench's reopen: DBImpl::Open flushes the recovered WAL, then schedules compactions): the
+    next phase starts once no memtable waits for its flush, no compaction starts during that wait, and the wait
+    counts in neither phase. Here the fill leaves 4 L0 files and the reopen's flush a 5th: the L0 -> L1 compaction
+    they call for starts with the next phase."""
+    from lsmsim.loading import load_config
+    from lsmsim.sim.kernel import Simulation
+
+    fill = {"name": "fill", "operations": 30_000, "mix": {"insert": 1.0}, "measure": False, "flush": True}
+    mixed = {"name": "mixed", "duration": 0.5, "mix": {"get": 0.5, "insert": 0.5}}
+    cfg = load_config(
+        {
+            "machine": {"preset": "default", "cores": 2, "cpu": {"merge_per_entry": "5us", "flush_per_entry": "2us"}},
+            "lsm": {"write_buffer_size": "1MiB"},
+            "policy": {"name": "leveled", "max_bytes_for_level_base": "4MiB", "target_file_size_base": "1MiB"},
+            "workload": {"num": 300_000, "phases": [fill, mixed]},
+            "sim": {"drain": False, "mode": mode},
+        }
+    )
+    sim = Simulation(cfg)
+    res = sim.run()
+    rows = {r["phase"]: r for r in sim.rec.phases}
+    fill_end, start = rows["fill"]["end"], rows["mixed"]["start"]
+    jobs = res.compactions
+    flushes = jobs[(jobs["kind"] == "flush") & (jobs["end"] > fill_end)]
+    assert start > fill_end and flushes["end"].max() == pytest.approx(start)  # it waited for the flushes, no longer
+    compactions = jobs[jobs["kind"] == "compaction"]
+    assert not ((compactions["start"] > fill_end + 1e-9) & (compactions["start"] < start - 1e-9)).any()
+    assert (abs(compactions["start"] - start) < 1e-9).any()  # the held L0 -> L1 compaction, once the phase starts
+    assert res.summary["measured_time_s"] == pytest.approx(0.5)
+
+
 def test_wait_for_compactions_between_phases():
     """db_bench's waitforcompaction: the next phase starts with no flush or compaction pending, and
     the wait counts in neither phase."""

@@ -199,6 +199,25 @@ def test_reads_after_a_timed_fill_find_the_keys_it_wrote():
     assert 0.3 < found < 0.999  # the fill covered part of the key space, so both kinds of read ran
 
 
+@pytest.mark.parametrize("mode", ["fluid", "op"])
+def test_a_phase_that_writes_finds_more_of_its_keys_as_it_runs(mode):
+    """readrandomwriterandom after a fill: its own writes make keys live as it runs, so over the phase a Get finds its
+    key 1 - (N / W) e^(-W0 / N) (1 - e^(-W / N)) of the time (uniform keys, the reads spread evenly over the W writes
+    after the fill's W0), not the 1 - e^(-W0 / N) of the phase's start (db_bench found 79% after a 63% start)."""
+    num = 50_000
+    line = f"--benchmarks=fillrandom,readrandomwriterandom --num={num} --reads={2 * num} --readwritepercent=50"
+    cfg, _ = dbbench_config(f"{line} --compression_type=none --write_buffer_size=1048576")
+    assert [p.get("found") for p in cfg["workload"]["phases"]] == [None, "live"]
+    cfg["sim"] = {"mode": mode}
+    s = lsmsim.run(cfg).summary
+    w0, w = num, s["ops_write"] - num  # the fill's writes, the mixed phase's
+    found = s["ops_get"] / (s["ops_get"] + s["ops_get_empty"])
+    expected = 1 - (num / w) * math.exp(-w0 / num) * (1 - math.exp(-w / num))
+    assert w == pytest.approx(num, rel=0.01)  # half of the phase's 2 x num operations
+    assert found == pytest.approx(expected, abs=0.01)
+    assert found - (1 - math.exp(-w0 / num)) > 0.1  # far from the start's share
+
+
 @pytest.mark.skipif(shutil.which("db_bench") is None, reason="db_bench (rocksdb-tools) not installed")
 def test_a_db_bench_command_line_runs_in_both(tmp_path):
     """The same fillrandom command line on Debian's db_bench and through `lsmsim run --dbbench`: write-amp

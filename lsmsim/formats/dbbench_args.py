@@ -291,8 +291,9 @@ def _mixgraph(p: dict, w: _Flags, written: float, unsupported: list) -> dict:
 def _phases(f: dict[str, str], num: int, unsupported: list) -> list[dict]:
     """db_bench's benchmarks as phases. With `--duration` every benchmark runs that long instead of its operations.
     A Get finds its key with the chance that the writes before it wrote it (uniform keys with replacement:
-    1 - exp(-writes / num); fillseq writes them all); after writes that ran for a `--duration`, with the share of
-    the keys live when its phase starts (`found: live`)."""
+    1 - exp(-writes / num); fillseq writes them all); after writes that ran for a `--duration`, or in a benchmark that
+    writes uniform keys itself (readrandomwriterandom, readwhilewriting, updaterandom), with the share of the keys
+    live as its phase runs (`found: live`)."""
     w = _workload_flags(f, num)
     written = 0.0  # uniform writes so far, in units of num
     unknown = False  # whether a write phase ran for a --duration (its writes unknown until simulated)
@@ -304,11 +305,12 @@ def _phases(f: dict[str, str], num: int, unsupported: list) -> list[dict]:
         if made is None:
             continue
         p, ops = made
+        mix = p.get("mix", {})
+        if (mix.get("get", 0) or mix.get("get_empty", 0)) and bench != "mixgraph":  # mixgraph's keys are not uniform
+            if (unknown and w.duration > 0) or mix.get("insert", 0) or mix.get("update", 0):
+                p["found"] = "live"  # the writes before ran for a time, or the phase's own make keys live as it runs
         if w.duration > 0:
             p["duration"] = float(w.duration)
-            mix = p.get("mix", {})
-            if unknown and (mix.get("get", 0) or mix.get("get_empty", 0)):
-                p["found"] = "live"  # the writes before ran for a time: their count is the simulation's
         else:
             p["operations"] = ops
         phases.append(p)

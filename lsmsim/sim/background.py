@@ -57,6 +57,7 @@ class Background:
         self.io = io
         self.wal = wal
         self.policy_idle = False  # the last pick round found no compaction
+        self.hold_compactions = False  # start none (a phase's flush waits as a reopen's recovery does)
         self._job_id = 0
         self.obsolete: ObsoleteFiles = rec.obsolete  # removed files running jobs still hold
 
@@ -69,6 +70,50 @@ class Background:
         job.dev = self.device.seconds(job.read_bytes, job.write_bytes, 0.0)
         job.sync = self.device.sync_seconds(job.write_bytes)
         return job
+
+    def idle(self) -> bool:
+        """No flush or compaction runs, none is pending and the policy picked nothing when last asked."""
+        return not self.jobs and not self.tree.immutables and self.policy_idle
+
+    def done(self, memtable_full: bool) -> bool:
+        """Idle after starting what it can now (a phase's wait_for_compactions)."""
+        self.start(memtable_full)
+        return self.idle()
+
+    def compacted(self, memtable_full: bool) -> bool:
+        """A phase's wait_for_compactions is over: idle after starting what it can, or past it (its flush holds)."""
+        return self.hold_compactions or self.done(memtable_full)
+
+    def flushing(self) -> bool:
+        """A phase's `flush`: switch the memtable to be flushed and hold compactions, as a reopened DB does
+        (db_impl_open.cc: DBImpl::Open flushes the recovered WAL in WriteLevel0TableForRecovery and only then
+        MaybeScheduleFlushOrCompaction); True while a memtable waits for its flush."""
+        if not self.tree.memtable.entries and not self.tree.immutables:
+            return False
+        if not self.hold_compactions:
+            self.cancel_compactions()
+        self.switch_memtable()
+        self.hold_compactions = True
+        return True
+
+    def cancel_compactions(self) -> None:
+        """The process ends: RocksDB's Shutdown cancels the compactions that run (db_impl.cc CancelAllBackgroundWork;
+        CompactionJob stops on shutting_down_ and deletes its outputs), and the reopened DB picks their inputs again
+        (in the next phase: the recording's window). The bytes they wrote stay written on the drive; no compaction is
+        counted or installed."""
+        for job in [j for j in self.jobs if j.kind == "compaction"]:
+            self.io.flush()
+            self.jobs.remove(job)
+            self.tree.mark_compacting(job.compaction.inputs, False)
+            for f in job.outputs:
+                self.device.file_deleted(f.id, f.bytes)
+            self.obsolete.release(job)
+
+    def switch_memtable(self) -> None:
+        """Switch the active memtable, if it holds entries, to be flushed (a phase's `flush`, the run's end)."""
+        if self.tree.memtable.entries:
+            self.io.flush()
+            self.device.file_written(-self.tree.rotate_memtable().id, 0)  # the WAL's last partial page
 
     def start(self, memtable_full: bool) -> None:
         """Start what the free threads can take now."""
@@ -87,7 +132,7 @@ class Background:
             self.jobs.append(self._new_job(**flush_work(tree, imm, m.cpu, self.clock.now)))
             flushing.add(id(imm))
         self.policy_idle = False
-        while self.threads_busy("compaction") < m.threads.compaction:
+        while not self.hold_compactions and self.threads_busy("compaction") < m.threads.compaction:
             c = self.policy.pick(self.view) if self.policy.needs_compaction(self.view) else None
             if c is None:
                 self.policy_idle = True

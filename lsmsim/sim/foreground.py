@@ -50,6 +50,7 @@ class Group:
     wal_sync: float = 0.0  # seconds a write waits for its write group's WAL sync (lsm.wal_sync)
     serial_cap: float = math.inf  # ops/s the write thread allows the group (serialize_writes)
     commit_wait: float = 0.0  # mean wait of a write for the groups ahead of it in the write thread
+    shares_version: int = 0  # bumped when `shares` change within a phase (found: live); op-mode clients redraw
     write_spin: float = 0.0  # CPU seconds a write spins for other threads' write groups (write_thread_spin)
     spin_chance: float = 0.0  # the chance that a write finds another thread's group in the write thread
     spin_latency: float = 0.0  # a write's mean time spinning, stretched as its CPU is (op_latencies)

@@ -8,8 +8,8 @@ client thread is a SimPy process that executes one operation per event, using th
 that both modes agree.
 
 The kernel owns the event loop and the jobs; its parts each do one job: `PhaseCursor` (phases.py), `WriteController`
-(write_controller.py, RocksDB's stalls), the foreground groups and their latency (foreground.py), `Counters`
-(counters.py), `Recorder` (recorder.py), and `SimView` (view.py), the read-only view every policy call receives.
+(write_controller.py, RocksDB's stalls), the foreground groups and their latency (foreground.py), `Counters`, `Recorder`
+and `SimView` (view.py), the read-only view every policy call receives.
 """
 
 from __future__ import annotations
@@ -100,13 +100,11 @@ class Simulation:
         self._costs_phase: PhaseConfig | None = None  # the phase it was built in
         self._costs_version: tuple | int = -1
         self._wake: simpy.Event | None = None
-        self.util = 0.0
         self.op_mode = cfg.sim.mode == "op"
         self.driver = OpDriver(self) if self.op_mode else None
-        self._step_event: simpy.Event | None = None
-        self._phase_end_event: simpy.Event | None = None
+        self._step_event = self._phase_end_event = None  # simpy.Event | None: the next step's and the phase end's
         self.read_latency = self.device.read_latency(0.0)
-        self.write_bps = 0.0  # bytes/s written by the last step's jobs and WAL
+        self.util = self.write_bps = 0.0  # the device's utilisation and bytes/s of the last step's jobs and WAL
         self.capacity = float(getattr(cfg.device, "capacity", math.inf))  # the run ends beyond it (limits.py)
 
     @property
@@ -123,20 +121,11 @@ class Simulation:
         return self.rec.result(self.policy)
 
     # ================================================================== phases
-    def _background_idle(self) -> bool:
-        """No flush or compaction runs, none is pending and the policy picked nothing when last asked."""
-        return not self.jobs and not self.tree.immutables and self.bg.policy_idle
-
-    def _background_done(self) -> bool:
-        """The background is idle after starting what it can now (a phase's wait_for_compactions)."""
-        self.bg.start(self.memtable_full())
-        return self._background_idle()
-
-    def _wait_for_compactions(self) -> None:
-        """The phase's clients stop; the next phase starts once the background is done."""
+    def _wait(self) -> None:
+        """The phase's clients stop; the next phase starts once the background has done what the phase waits for:
+        its compactions (wait_for_compactions), its memtables' flush (flush)."""
         if not self.waiting:
-            self.waiting = True
-            self.groups = []
+            self.waiting, self.groups = True, []
             self.rec.phase_pause()
 
     def _next_phase(self) -> None:
@@ -144,18 +133,12 @@ class Simulation:
         if self._phase_end_event is not None and not self._phase_end_event.triggered:
             self._phase_end_event.succeed()
         self._phase_end_event = None
-        if self.phase is not None and self.write_carry > 0.5:  # the phase's last fractional write
-            self.write_ops(1)
-        self.write_carry = 0.0
-        if self.phase is not None and self.phase.flush and self.tree.memtable.entries:
-            self.io.flush()  # the phase ends with a flush of its memtable (db_bench's flush, a reopen's), after waiting
-            self.device.file_written(-self.tree.rotate_memtable().id, 0)
         p = self.cursor.advance(self.env.now)
+        self.bg.hold_compactions = False
         self.rec.phase_boundary()
         if p is None:
-            if self.cfg.sim.flush_at_end and self.tree.memtable.entries:
-                self.io.flush()
-                self.device.file_written(-self.tree.rotate_memtable().id, 0)
+            if self.cfg.sim.flush_at_end:
+                self.bg.switch_memtable()
             return
         w = self.cfg.workload
         if p.found == "live":  # a uniform key of the key space is found as often as the keys are live now
@@ -171,6 +154,11 @@ class Simulation:
             self.driver.start_phase()
         if self.progress is not None:
             self.progress.set_description(self.cursor.name)
+
+    def _last_write(self) -> None:
+        if self.write_carry > 0.5:  # the phase's last fractional write
+            self.write_ops(1)
+        self.write_carry = 0.0
 
     def _user_bytes_per_write(self) -> float:
         return self.cfg.workload.key_size + self.writes.value_size * (1 - self.writes.p_delete)
@@ -307,12 +295,11 @@ class Simulation:
                 d = max(need - self.write_carry, 0.0) / w
                 if d < t:
                     t, why = d, "memtable"
-            if p.operations is not None:
-                r = sum(g.rate for g in self.groups)
-                if r > 0:
-                    d = (p.operations - self.cursor.ops) / r
-                    if d < t:
-                        t, why = d, "phase_ops"
+            if w > 0 and (d := self.cursor.live_writes(self.live, self.cfg.workload.num) / w) < t:
+                t, why = d, "found"  # the Gets' split follows the live keys (found: live)
+            r = sum(g.rate for g in self.groups)
+            if p.operations is not None and r > 0 and (d := (p.operations - self.cursor.ops) / r) < t:
+                t, why = d, "phase_ops"
             for g in self.groups:
                 if g.open and g.backlog > 0 and g.rate > g.target:
                     d = g.backlog / (g.rate - g.target)
@@ -443,7 +430,7 @@ class Simulation:
                 self.io.pending.append((-self.tree.memtable.id, now, 0))
 
     def _done(self) -> bool:
-        return self.cursor.finished and (not self.cfg.sim.drain or self._background_idle())
+        return self.cursor.finished and (not self.cfg.sim.drain or self.bg.idle())
 
     def _fluid_loop(self):
         try:
@@ -493,8 +480,14 @@ class Simulation:
         for j in [j for j in self.jobs if j.done]:
             self.bg.finish(j)
         if self.cursor.ended(self.env.now):
-            if self.phase is not None and self.phase.wait_for_compactions and not self._background_done():
-                self._wait_for_compactions()
+            self._last_write()
+            p = self.phase
+            if p is not None and p.wait_for_compactions and not self.bg.compacted(self.memtable_full()):
+                self._wait()
+            elif p is not None and p.flush and self.bg.flushing():
+                self._wait()  # db_bench's flush, a reopen's recovery: the next phase starts on a flushed memtable
             else:
                 self._next_phase()
+        if self.cursor.follow_live(self.live, self.cfg.workload.num, self.groups):
+            self.mix = self.phase.mix
         self.rec.maybe_sample()

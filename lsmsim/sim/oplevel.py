@@ -20,24 +20,36 @@ class OpDriver:
         self.sim = sim
         self.env = sim.env
         self.rng = np.random.default_rng([sim.cfg.seed, 11])
+        self._mixes: dict[tuple[int, str], tuple[int, list[str], np.ndarray]] = {}
+
+    def _on(self, idx: int) -> bool:
+        """Phase `idx` runs and its clients are not stopped (a phase's wait for its flush or compactions)."""
+        return self.sim.cursor.index == idx and not self.sim.waiting
+
+    def _draw(self, g, idx: int) -> str:
+        """One operation type of group `g`'s mix as its shares are now (`found: live` re-splits them in a phase)."""
+        v, ops, p = self._mixes.get((idx, g.name), (-1, [], None))
+        if v != g.shares_version:
+            ops = list(g.shares)
+            p = np.array([g.shares[o] for o in ops])
+            self._mixes[(idx, g.name)] = (g.shares_version, ops, p)
+        return ops[int(self.rng.choice(len(ops), p=p))] if len(ops) > 1 else ops[0]
 
     def start_phase(self) -> None:
         sim = self.sim
         idx = sim.cursor.index
         for g in sim.groups:
-            ops = list(g.shares)
-            p = np.array([g.shares[o] for o in ops])
             if g.open:
                 store = simpy.Store(self.env)
                 self.env.process(self._arrivals(g, idx, store))
                 for _ in range(g.threads):
-                    self.env.process(self._server(g, idx, store, ops, p))
+                    self.env.process(self._server(g, idx, store))
             elif g.name == "writers":
                 for _ in range(g.threads):
                     self.env.process(self._rate_writer(g, idx))
             else:
                 for _ in range(g.threads):
-                    self.env.process(self._client(g, idx, ops, p))
+                    self.env.process(self._client(g, idx))
 
     # ------------------------------------------------------------------ processes
     def _wait_unstalled(self):
@@ -45,14 +57,14 @@ class OpDriver:
         while sim.wc.state == "stop":
             yield sim.step_event()
 
-    def _client(self, g, idx, ops, p):
+    def _client(self, g, idx):
         sim = self.sim
-        while sim.cursor.index == idx:
-            op = ops[int(self.rng.choice(len(ops), p=p))] if len(ops) > 1 else ops[0]
+        while self._on(idx):
+            op = self._draw(g, idx)
             t0 = self.env.now
             if op == "write":
                 yield from self._wait_unstalled()
-            if sim.cursor.index != idx:
+            if not self._on(idx):
                 return
             pts = latency_points(g, op, sim.read_latency)
             svc = pts[0][0] if len(pts) == 1 or self.rng.random() >= pts[1][1] else pts[1][0]
@@ -64,42 +76,41 @@ class OpDriver:
                 yield sim.step_event()
                 continue
             yield self.env.timeout(svc)
-            if sim.cursor.index != idx:
+            if not self._on(idx):
                 return
             self.done(g, op, self.env.now - t0)
 
     def _rate_writer(self, g, idx):
         sim = self.sim
-        while sim.cursor.index == idx:
+        while self._on(idx):
             yield from self._wait_unstalled()
             if g.rate <= 0:
                 yield sim.step_event()
                 continue
             yield self.env.timeout(g.threads / g.rate)
-            if sim.cursor.index != idx:
+            if not self._on(idx):
                 return
             self.done(g, "write", latency_points(g, "write", sim.read_latency)[0][0])
 
     def _arrivals(self, g, idx, store):
-        sim = self.sim
-        while sim.cursor.index == idx:
+        while self._on(idx):
             yield self.env.timeout(self.rng.exponential(1.0 / g.target))
-            if sim.cursor.index != idx:
+            if not self._on(idx):
                 return
             store.put(self.env.now)
 
-    def _server(self, g, idx, store, ops, p):
+    def _server(self, g, idx, store):
         sim = self.sim
-        while sim.cursor.index == idx:
+        while self._on(idx):
             get = store.get()
             arrived = yield get | sim.phase_end_event()
             if get not in arrived:
                 get.cancel()
                 return
             t_arr = arrived[get]
-            op = ops[int(self.rng.choice(len(ops), p=p))] if len(ops) > 1 else ops[0]
+            op = self._draw(g, idx)
             yield self.env.timeout(self.rng.exponential(mean_service(g, sim.read_latency)))
-            if sim.cursor.index != idx:
+            if not self._on(idx):
                 return
             self.done(g, op, self.env.now - t_arr, queued=True)
 
@@ -114,6 +125,8 @@ class OpDriver:
         n.cpu_busy["foreground"] += sim.costs().of(op).cpu
         if op == "write":
             sim.write_ops(1)
+            if sim.cursor.follow_live(sim.live, sim.cfg.workload.num, sim.groups):
+                sim.mix = sim.phase.mix
         else:
             c = sim.costs().of(op)
             sim.device.account(0.0, 0.0, c.reads, sim.cfg.lsm.block_size)

@@ -8,6 +8,8 @@ from ..config import PhaseConfig
 from ..tolerances import COUNT_EPS, TIME_EPS
 from ..workloads.mixgraph import sine_rate
 
+FOUND_STEP = 0.005  # `found: live` re-splits a phase's Gets when the live share moved this far (half a point)
+
 
 class PhaseCursor:
     """Steps through the resolved phases; `phase` is None before the first and after the last."""
@@ -32,6 +34,35 @@ class PhaseCursor:
         self.ops = 0.0
         self.start = now
         return self.phase
+
+    def follow_live(self, live, num: int, groups) -> bool:
+        """`found: live` in a phase that writes: a Get of a uniform key finds it as often as the keys are live *now*,
+        and the phase's own writes make more of them live (db_bench's readrandomwriterandom after a 500K fillrandom
+        found 79% of its keys over 5 s that started at 63%: its reads of uniform `rand % num`, db_bench.cc
+        ReadRandomWriteRandom). Re-split the phase's and the `groups`' Gets when the share of `live` (LiveKeys) keys
+        moved by FOUND_STEP; True when it did (costs and op-mode clients read the new split)."""
+        p, share = self.phase, min(1.0, live.count * live.eps / num)
+        gets = p.mix.get + p.mix.get_empty if p is not None and p.found == "live" else 0.0
+        if gets <= 0 or not p.mix.writes() or abs(share - p.mix.get / gets) < FOUND_STEP:
+            return False
+        self.phase = p.found_in(share)
+        for g in groups:
+            reads = g.shares.get("get", 0.0) + g.shares.get("get_empty", 0.0)
+            if reads > 0:
+                g.shares.update(get=reads * share, get_empty=reads * (1.0 - share))
+                g.shares_version += 1
+        return True
+
+    def live_writes(self, live, num: int) -> float:
+        """Uniform writes until `follow_live` re-splits (each finds a key not yet live with the chance 1 - share):
+        the fluid's next step, so the split lags the keys by less than FOUND_STEP. inf when not following."""
+        p = self.phase
+        if p is None or p.found != "live" or not (p.mix.get + p.mix.get_empty) or not p.mix.writes():
+            return math.inf
+        share = min(1.0, live.count * live.eps / num)
+        gets = p.mix.get / (p.mix.get + p.mix.get_empty)
+        # at least one sample's writes: the live count moves by whole samples, and a shorter step would move nothing
+        return max(float(live.eps), (gets + FOUND_STEP - share) * num / max(1.0 - share, 1e-9))
 
     @property
     def measuring(self) -> bool:

@@ -184,12 +184,10 @@ def record(path: Path, repeat: int = 3, sets: list[str] | None = None, progress:
 
 
 # ------------------------------------------------------------------ the simulated side
-def sim_config(option_set: str, workload: str, writes_before: float = 0.0, device: str = "local-fio") -> dict:
+def sim_config(option_set: str, workload: str, device: str = "local-fio") -> dict:
     """The lsmsim config of an option set's sequence up to `workload` (earlier workloads unmeasured), on device preset
-    `device`. `writes_before`: the keys the mixed phase wrote (lsmsim's own figure), for a later Get's chance to find
-    its key."""
+    `device`."""
     from ..formats.dbbench_args import dbbench_config
-    from .sequence import found_after
 
     order = list(WORKLOADS)
     cfg, _ = dbbench_config(" ".join(dbbench_args(option_set, "write")))
@@ -201,11 +199,11 @@ def sim_config(option_set: str, workload: str, writes_before: float = 0.0, devic
         phases.append({**p[0], "name": w, "measure": w == workload})
     for p in phases[:-1]:  # the next invocation reopens the DB, which flushes the memtable it recovers from the WAL
         p["flush"] = True
-    # each invocation alone does not know the keys written before it: a Get finds its key with the chance that the
-    # fill (NUM uniform writes with replacement) and, before read_heavy, the mixed phase's writes wrote it
+    # each invocation alone does not know the keys written before it; the one simulation of them all does: a Get finds
+    # its key as often as the keys the fill, the mixed phase and its own phase wrote so far are live (found: live)
     for p, w in zip(phases, order):
         if w != "write":
-            found_after(p["mix"], NUM + (writes_before if w == "read_heavy" else 0.0), NUM)
+            p["found"] = "live"
     cfg["workload"]["phases"] = phases
     cfg["name"] = f"fidelity-{option_set}-{workload}"
     cfg["seed"] = 1
@@ -227,23 +225,21 @@ def sim_metrics(option_set: str, machine: str | None = None) -> dict[str, dict[s
     device = host_device(machine)  # the host's disk (its syncs), when calibrate measured it
     out: dict[str, dict[str, float]] = {}
     prev_stall = 0.0
-    writes_before = 0.0
     for w in WORKLOADS:
-        r = run(load_config(sim_config(option_set, w, writes_before, device), sets), progress=False)
+        r = run(load_config(sim_config(option_set, w, device), sets), progress=False)
         s = r.summary
         t0 = s["sim_time_s"] - s["measured_time_s"]
         jobs = r.compactions
         if jobs.empty:  # nothing flushed (the phase fits in the memtables)
             jobs = pd.DataFrame({"start": [], "end": [], "kind": [], "write_bytes": []})
         # the invocation's LOG holds the jobs its process started (regimes.sim_figures: not the recovered WAL's flush)
-        jobs = jobs[(jobs["start"] > t0 + 1e-9) & (jobs["kind"] != "trivial_move")]
+        jobs = jobs[(jobs["start"] >= t0 - 1e-9) & (jobs["kind"] != "trivial_move")]
         flush = float(jobs.loc[jobs["kind"] == "flush", "write_bytes"].sum())
         stall = s["stall_stop_s"] + s["stall_slowdown_s"]
         if w == "write":
             tput, p99 = s["phase_write_ops_per_s"], s.get("latency_write_p99_s", math.nan)
         elif w == "mixed":
             tput, p99 = s["phase_mixed_ops_per_s"], s.get("phase_mixed_lookup_p99_s", math.nan)
-            writes_before = s["ops_write"] - NUM  # the mixed phase's writes (the fill wrote NUM)
         else:
             tput = s["throughput_get_ops_per_s"] + s["throughput_get_empty_ops_per_s"]
             p99 = s.get("phase_read_heavy_lookup_p99_s", math.nan)

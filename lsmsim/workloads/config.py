@@ -217,15 +217,18 @@ class PhaseConfig(Section):
     found: Literal["mix", "live"] = Field(
         "mix",
         description="How a Get finds its key: as the mix's get and get_empty say (mix), or as a read of a uniform "
-        "key of the key space does when the phase starts (live: get + get_empty split by the share of the keys "
-        "live then; db_bench's reads after a --duration fill, whose writes no one knows in advance).",
+        "key of the key space does (live: get + get_empty split by the share of the keys live, re-split as the "
+        "phase's own writes make more of them live; db_bench's reads after a --duration fill, whose writes no one "
+        "knows in advance, and its readrandomwriterandom and readwhilewriting).",
     )
     measure: bool = Field(True, description="Count this phase in throughput and latency (false for loads).")
     flush: bool = Field(
         False,
-        description="When the phase ends (after its wait_for_compactions), switch its memtable to be flushed "
-        "while the next phase runs (db_bench's flush benchmark, or the flush of the recovered WAL when db_bench "
-        "reopens the DB for its next invocation).",
+        description="When the phase ends (after its wait_for_compactions), cancel the compactions that run, flush "
+        "its memtables and start the next phase when no memtable is left to flush, with no compaction started in "
+        "between (db_bench reopening the DB for its next invocation: Shutdown cancels running compactions, "
+        "DBImpl::Open flushes the recovered WAL, then schedules compactions). db_bench's flush benchmark maps here "
+        "too, though there RocksDB lets running compactions go on. The wait counts in no phase.",
     )
     wait_for_compactions: bool = Field(
         False,
