@@ -349,9 +349,13 @@ XEON_GAPS: dict[tuple[str, str], str] = {
 _READERS = (
     "lsmsim's two readers beside one unthrottled writer read 25% more than db_bench's on the AMD EPYC host (206K "
     "against 165K/s, P99 11.6 against 16.3 us) while the writer's rate matches (130K/s); +42% while the Gets found "
-    "the keys live at the phase's start and the recovered WAL's flush ran in the window. db_bench's readers spent "
-    "6.0-7.4 us of CPU per Get (their threads' CPU from /proc over the run, 2026-11-28) where readrandom alone spends "
-    "5.0 and lsmsim charges 5.8: cause of the difference not found yet; within budget on the Xeon host"
+    "the keys live at the phase's start and the recovered WAL's flush ran in the window. The cause, by perf "
+    "(cpu-clock at 2999 Hz, 2026-11-28): db_bench's readers spent 6.8 us of CPU per Get, 1.6 of them in MemTable::Get "
+    "on the memtable the writer inserts into and 0.3 in the immutable one, where readrandom on the same tree spent "
+    "5.4 us and nothing in memtables; lsmsim charges the active memtable's walk 0.86 us, calibrated on a memtable no "
+    "thread writes (the writer's inserts on the other core leave the skiplist's lines in its cache). Within budget "
+    "on the Xeon host. What would close it: calibrate the walk beside a writer, and charge it to Gets whose "
+    "memtable is written as they read"
 )
 EPYC_GAPS: dict[tuple[str, str], str] = {
     ("readwhilewriting", "ops_per_s_read"): _READERS,
