@@ -104,7 +104,8 @@ class Background:
         for job in [j for j in self.jobs if j.kind == "compaction"]:
             self.io.flush()
             self.jobs.remove(job)
-            self.tree.mark_compacting(job.compaction.inputs, False)
+            if job.compaction is not None:
+                self.tree.mark_compacting(job.compaction.inputs, False)
             for f in job.outputs:
                 self.device.file_deleted(f.id, f.bytes)
             self.obsolete.release(job)

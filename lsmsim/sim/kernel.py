@@ -102,7 +102,8 @@ class Simulation:
         self._wake: simpy.Event | None = None
         self.op_mode = cfg.sim.mode == "op"
         self.driver = OpDriver(self) if self.op_mode else None
-        self._step_event = self._phase_end_event = None  # simpy.Event | None: the next step's and the phase end's
+        self._step_event: simpy.Event | None = None
+        self._phase_end_event: simpy.Event | None = None
         self.read_latency = self.device.read_latency(0.0)
         self.util = self.write_bps = 0.0  # the device's utilisation and bytes/s of the last step's jobs and WAL
         self.capacity = float(getattr(cfg.device, "capacity", math.inf))  # the run ends beyond it (limits.py)

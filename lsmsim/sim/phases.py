@@ -42,8 +42,9 @@ class PhaseCursor:
         ReadRandomWriteRandom). Re-split the phase's and the `groups`' Gets when the share of `live` (LiveKeys) keys
         moved by FOUND_STEP; True when it did (costs and op-mode clients read the new split)."""
         p, share = self.phase, min(1.0, live.count * live.eps / num)
-        gets = p.mix.get + p.mix.get_empty if p is not None and p.found == "live" else 0.0
-        if gets <= 0 or not p.mix.writes() or abs(share - p.mix.get / gets) < FOUND_STEP:
+        if p is None or p.found != "live" or not p.mix.writes() or (gets := p.mix.get + p.mix.get_empty) <= 0:
+            return False
+        if abs(share - p.mix.get / gets) < FOUND_STEP:
             return False
         self.phase = p.found_in(share)
         for g in groups:
