@@ -101,8 +101,8 @@ class Background:
         CompactionJob stops on shutting_down_ and deletes its outputs), and the reopened DB picks their inputs again
         (in the next phase: the recording's window). The bytes they wrote stay written on the drive; no compaction is
         counted or installed."""
+        self.io.flush()  # the bytes they wrote so far reach the drive first
         for job in [j for j in self.jobs if j.kind == "compaction"]:
-            self.io.flush()
             self.jobs.remove(job)
             if job.compaction is not None:
                 self.tree.mark_compacting(job.compaction.inputs, False)

@@ -11,6 +11,11 @@ from ..workloads.mixgraph import sine_rate
 FOUND_STEP = 0.005  # `found: live` re-splits a phase's Gets when the live share moved this far (half a point)
 
 
+def live_share(live, num: int) -> float:
+    """The share of the key space's `num` keys that `live` (LiveKeys) holds: a uniform key's chance to be found."""
+    return min(1.0, live.count * live.eps / num)
+
+
 class PhaseCursor:
     """Steps through the resolved phases; `phase` is None before the first and after the last."""
 
@@ -41,7 +46,7 @@ class PhaseCursor:
         found 79% of its keys over 5 s that started at 63%: its reads of uniform `rand % num`, db_bench.cc
         ReadRandomWriteRandom). Re-split the phase's and the `groups`' Gets when the share of `live` (LiveKeys) keys
         moved by FOUND_STEP; True when it did (costs and op-mode clients read the new split)."""
-        p, share = self.phase, min(1.0, live.count * live.eps / num)
+        p, share = self.phase, live_share(live, num)
         if p is None or p.found != "live" or not p.mix.writes() or (gets := p.mix.get + p.mix.get_empty) <= 0:
             return False
         if abs(share - p.mix.get / gets) < FOUND_STEP:
@@ -60,7 +65,7 @@ class PhaseCursor:
         p = self.phase
         if p is None or p.found != "live" or not (p.mix.get + p.mix.get_empty) or not p.mix.writes():
             return math.inf
-        share = min(1.0, live.count * live.eps / num)
+        share = live_share(live, num)
         gets = p.mix.get / (p.mix.get + p.mix.get_empty)
         # at least one sample's writes: the live count moves by whole samples, and a shorter step would move nothing
         return max(float(live.eps), (gets + FOUND_STEP - share) * num / max(1.0 - share, 1e-9))
