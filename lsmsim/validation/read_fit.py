@@ -62,14 +62,16 @@ def per_op(label: str, cpu: dict, memory: int) -> dict[str, float]:
     return {phase: 1.0 / s[f"phase_{phase}_ops_per_s"] for phase in c.reads.values()}
 
 
-def read_features(cpu: dict, memory: int, at: dict[str, float]) -> tuple[dict, dict]:
-    """(seconds per op at the read constants `at`, and each constant's feature there), per case and phase: the
+def read_features(
+    cpu: dict, memory: int, at: dict[str, float], constants: tuple[str, ...] = READ_CONSTANTS
+) -> tuple[dict, dict]:
+    """(seconds per op at the read constants `at`, and each of `constants`' feature there), per case and phase: the
     feature is the phase's seconds per op with that constant raised by STEP, less at `at`, over STEP."""
     times, feats = {}, {}
     for label in READ_CASES:
         t0 = per_op(label, {**cpu, **at}, memory)
         f: dict[str, dict[str, float]] = {phase: {} for phase in t0}
-        for const in READ_CONSTANTS:
+        for const in constants:
             t = per_op(label, {**cpu, **at, const: at[const] + STEP}, memory)
             for phase in t0:
                 f[phase][const] = (t[phase] - t0[phase]) / STEP
@@ -83,15 +85,17 @@ def fit_reads(
     at: dict[str, float] | None = None,
     times: dict | None = None,
     prior: dict[str, float] | None = None,
+    constants: tuple[str, ...] = READ_CONSTANTS,
 ) -> tuple[dict, dict]:
-    """The read constants (seconds) and each target's relative residual on the linearized model: lsmsim's seconds
-    per op are times + features . (x - at) (with neither given: features . x). With `prior`, each constant's
-    departure from the prior's, scaled by one free factor, is a residual too (PRIOR_WEIGHT)."""
+    """The read constants (seconds; `constants` of them, the others held where `at` has them) and each target's
+    relative residual on the linearized model: lsmsim's seconds per op are times + features . (x - at) (with neither
+    given: features . x). With `prior`, each constant's departure from the prior's, scaled by one free factor, is a
+    residual too (PRIOR_WEIGHT)."""
     rows, targets, names, offsets = [], [], [], []
-    x0 = np.array([(at or {}).get(c, 0.0) for c in READ_CONSTANTS])
+    x0 = np.array([(at or {}).get(c, 0.0) for c in constants])
     for label, per_phase in measured.items():
         for phase, us in per_phase.items():
-            row = np.array([features[label][phase][c] for c in READ_CONSTANTS])
+            row = np.array([features[label][phase][c] for c in constants])
             rows.append(row)
             targets.append(us * 1e-6)
             offsets.append(times[label][phase] - row @ x0 if times is not None else 0.0)
@@ -99,22 +103,25 @@ def fit_reads(
     a, b, o = np.array(rows), np.array(targets), np.array(offsets)
     lhs, rhs = a / b[:, None], (b - o) / b  # relative errors: a 1 us get weighs as much as a 60 us scan
     if prior is not None:  # rows w (x_c - k prior_c) = 0, with k (the host's speed) a free variable after x
-        p = np.array([prior[c] for c in READ_CONSTANTS])
+        p = np.array([prior[c] for c in constants])
         lhs = np.block([[lhs, np.zeros((len(b), 1))], [PRIOR_WEIGHT * np.eye(len(p)), -PRIOR_WEIGHT * p[:, None]]])
         rhs = np.concatenate([rhs, np.zeros(len(p))])
-    x = nnls(lhs, rhs)[0][: len(READ_CONSTANTS)]
+    x = nnls(lhs, rhs)[0][: len(constants)]
     resid = {n: float((f - t) / t) for n, f, t in zip(names, a @ x + o, b)}
-    return {k: float(v) for k, v in zip(READ_CONSTANTS, x)}, resid
+    return {k: float(v) for k, v in zip(constants, x)}, resid
 
 
-def fit_read_path(measured: dict, cpu: dict, memory: int, start: dict[str, float]) -> tuple[dict, dict]:
+def fit_read_path(
+    measured: dict, cpu: dict, memory: int, start: dict[str, float], constants: tuple[str, ...] = READ_CONSTANTS
+) -> tuple[dict, dict]:
     """Gauss-Newton from the read constants `start`, held near them (scaled) where the targets cannot tell constants
-    apart: ROUNDS rounds of features at the current constants and a least-squares step. The residuals are those of
-    lsmsim run at the fitted constants, not of the linear model."""
-    at = dict(start)
+    apart: ROUNDS rounds of features at the current constants and a least-squares step. Only `constants` are fitted
+    (those `cpu` holds, measured apart, are not). The residuals are those of lsmsim run at the fitted constants, not
+    of the linear model."""
+    at = {c: start[c] for c in constants}
     for _ in range(ROUNDS):
-        times, feats = read_features(cpu, memory, at)
-        at, _resid = fit_reads(measured, feats, at, times, prior=start)
+        times, feats = read_features(cpu, memory, at, constants)
+        at, _resid = fit_reads(measured, feats, at, times, prior=start, constants=constants)
     resid = {}
     for label, per_phase in measured.items():
         sim = per_op(label, {**cpu, **at}, memory)

@@ -206,7 +206,7 @@ class Arce(Policy):
         miss = 1.0 - costs.hit_ratio
         I_r = o.I_r or (
             miss * (1.0 - costs.page_hit_ratio) * view.read_latency
-            + miss * cpu.block_read
+            + miss * (cpu.block_read + cpu.block_read_per_byte * B)
             + cpu.index_search
             + cpu.block_decode
         )
