@@ -124,3 +124,50 @@ def test_idle_mlc_threads_also_serve_open_loop_queries():
     sim.run()
     servers = {seg[3] for seg in sim.rec.open_segments}
     assert servers == {1, 3}
+
+
+def test_a_cancelled_compaction_is_picked_again():
+    """A phase's `flush` (a reopen) cancels the compactions that run (Background.cancel_compactions): EcoTune hears
+    of it (on_compaction_cancelled), forgets it and picks the same unit run or merge again, rather than wait forever
+    for a TMC, MLC or global compaction that will never finish."""
+    phases = [
+        {
+            "name": f"p{i}",
+            "operations": 100_000,
+            "mix": {"insert": 1.0},
+            "flush": True,
+            "writers": {"mode": "rate", "rate": "2MB/s"},
+        }
+        for i in range(4)
+    ]
+    cfg = small_config(
+        policy=ECO,
+        lsm={"write_buffer_size": "1MiB", "range_filter_fpr": 0.01},
+        phases=phases,
+        # slow merges: a compaction is running at each reopen
+        machine={"cores": 4, "threads": {"flush": 1, "compaction": 3}, "cpu": {"merge_per_entry": "20us"}},
+        workload={"num": 200_000},
+        sim={"drain": False},
+    )
+    sim = Simulation(lsmsim.load_config(cfg))
+    policy = sim.policy
+    cancelled = []
+    cancel = policy.on_compaction_cancelled
+
+    def spy(view, c):
+        issued = policy.issued
+        cancel(view, c)
+        assert all(v is not c for v in policy._running.values()) and id(c) not in policy._undo
+        cancelled.append((c.reason, issued - policy.issued))
+
+    policy.on_compaction_cancelled = spy
+    res = sim.run()
+    assert cancelled, "the reopens cancelled no compaction: the test tests nothing"
+    # a cancelled TMC gives its issue back (its unit run will be merged again), in the round it was issued in
+    assert all(back == 1 for reason, back in cancelled if reason.startswith("TMC")) or not any(
+        reason.startswith("TMC") for reason, _ in cancelled
+    )
+    jobs = res.compactions
+    last = sim.rec.phases[-1]
+    later = jobs[(jobs["kind"] == "compaction") & (jobs["start"] >= last["start"] - 1e-9)]
+    assert len(later) > 0, "no compaction after the last reopen: the policy waits for a cancelled one"

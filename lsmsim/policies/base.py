@@ -3,8 +3,9 @@
 RocksDB's `CompactionPicker` has two pure virtuals over an LSM snapshot: `NeedsCompaction(vstorage)`
 and `PickCompaction(...) -> Compaction*` (which may still return nullptr). A lsmsim policy is the same:
 `needs_compaction(view)` (pure: it changes nothing) and `pick(view) -> Compaction | None`, asked
-whenever a compaction thread is free and `needs_compaction` says yes. Three callbacks tell it what
-happened (`on_flush`, `on_compaction_done`, `on_step`), `write_control` is its say on write stalls
+whenever a compaction thread is free and `needs_compaction` says yes. Four callbacks tell it what
+happened (`on_flush`, `on_compaction_done`, `on_compaction_cancelled`, `on_step`), `write_control` is its say on
+write stalls
 (RocksDB's triggers by default), and `summary()` reports. `view` is a read-only `View` of the
 simulation (policies/view.py). A policy reads the tree, never changes it; the kernel validates and
 runs what it returns.
@@ -99,6 +100,11 @@ class Policy(abc.ABC):
 
     def on_compaction_done(self, view: View, compaction: Compaction) -> None:
         """A compaction finished and its outputs are installed (`compaction.output_run`)."""
+
+    def on_compaction_cancelled(self, view: View, compaction: Compaction) -> None:
+        """A compaction that `pick` returned was cancelled before it finished (a phase's `flush`: the process ends and
+        RocksDB's shutdown cancels the compactions that run); its inputs stay in the tree, free to be picked again.
+        A policy that keeps state for the compactions it runs undoes what `pick` set for it."""
 
     def on_step(self, view: View, dt: float, ops: dict[str, float]) -> None:
         """After each kernel step of `dt` seconds: `ops` are the operations done in it by type (policies that

@@ -100,7 +100,7 @@ class Background:
         """The process ends: RocksDB's Shutdown cancels the compactions that run (db_impl.cc CancelAllBackgroundWork;
         CompactionJob stops on shutting_down_ and deletes its outputs), and the reopened DB picks their inputs again
         (in the next phase: the recording's window). The bytes they wrote stay written on the drive; no compaction is
-        counted or installed."""
+        counted or installed; the policy hears of each (`on_compaction_cancelled`)."""
         self.io.flush()  # the bytes they wrote so far reach the drive first
         for job in [j for j in self.jobs if j.kind == "compaction"]:
             self.jobs.remove(job)
@@ -109,6 +109,8 @@ class Background:
             for f in job.outputs:
                 self.device.file_deleted(f.id, f.bytes)
             self.obsolete.release(job)
+            if job.compaction is not None:
+                self.policy.on_compaction_cancelled(self.view, job.compaction)
 
     def switch_memtable(self) -> None:
         """Switch the active memtable, if it holds entries, to be flushed (a phase's `flush`, the run's end)."""

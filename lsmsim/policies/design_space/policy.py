@@ -351,6 +351,9 @@ class Composed(Policy):
     def on_compaction_done(self, view, compaction) -> None:
         self.inner.on_compaction_done(view, compaction)
 
+    def on_compaction_cancelled(self, view, compaction) -> None:
+        self.inner.on_compaction_cancelled(view, compaction)
+
     def on_step(self, view, dt, ops) -> None:
         self.inner.on_step(view, dt, ops)
 

@@ -101,6 +101,8 @@ class EcoTune(Policy):
         self._q = {True: [0.0, 0.0], False: [0.0, 0.0]}  # MLC running? -> [query ops, seconds]
         self._running = {"tmc": None, "mlc": None, "global": None}
         self._started: dict[int, float] = {}
+        self._undo: dict[int, dict] = {}  # per running compaction: the round's state before its pick
+        self._global_again: int | None = None  # a cancelled global compaction's round, to merge again
         self.rounds: list[dict] = []  # per round: parameters used and layouts seen (for analysis)
         self.layouts: list[tuple[int, int, tuple[int, ...]]] = []  # (round, tmc, main-level unit sizes)
         # the first round is solved at the first pick, which sees the workload mix
@@ -182,7 +184,8 @@ class EcoTune(Policy):
         )
         mlc = run["mlc"] is None and bool(self.pending) and self.pending[0].tmc <= self.done
         glob = run["global"] is None and run["mlc"] is None and self.done >= self.options.R
-        return tmc or mlc or glob
+        again = run["global"] is None and self._global_again is not None  # a cancelled global compaction
+        return tmc or mlc or glob or again
 
     def pick(self, view: View) -> Compaction | None:
         tree = view.tree
@@ -191,8 +194,9 @@ class EcoTune(Policy):
         for kind in ("global", "tmc", "mlc"):
             if self._running[kind] is not None:
                 continue
+            undo = self._round_state()  # what the pick changes, for on_compaction_cancelled
             if kind == "global":
-                c = self._pick_global(tree, view.mix)
+                c = self._pick_global(tree, view.mix) if self._global_again is None else self._global_redo(tree)
             elif kind == "tmc":
                 c = self._pick_tmc(tree, view.now)
             else:
@@ -200,6 +204,7 @@ class EcoTune(Policy):
             if c is not None:
                 self._running[kind] = c
                 self._started[id(c)] = view.now
+                self._undo[id(c)] = undo
                 return c
         return None
 
@@ -246,6 +251,23 @@ class EcoTune(Policy):
             threads=self.options.mlc_threads,
         )
 
+    def _global_redo(self, tree: Tree) -> Compaction | None:
+        """A cancelled global compaction again: its round's runs and the last level, once they are free (the round
+        after it has begun, as the first pick began it)."""
+        rnd = self._global_again
+        runs = [r for r in tree.runs_at(MAIN) if self.units.get(r.id, (None,))[0] == rnd]
+        files = [f for r in runs for f in r.files] + tree.files_at(LAST)
+        if not files or not self.free(files):
+            return None
+        self._global_again = None
+        return Compaction(
+            inputs=files,
+            output_level=LAST,
+            reason=f"global compaction (round {rnd}, again)",
+            start_level=MAIN,
+            threads=self.options.mlc_threads,
+        )
+
     def _pick_global(self, tree: Tree, mix: MixConfig | None) -> Compaction | None:
         if self.done < self.options.R or self._running["mlc"] is not None:
             return None
@@ -266,9 +288,36 @@ class EcoTune(Policy):
         )
 
     # ---------------------------------------------------------------- bookkeeping
+    def _round_state(self) -> dict:
+        """What a pick changes that its cancellation gives back: the pending merges (an MLC pops one) and the round
+        (a global compaction begins the next)."""
+        return {"pending": list(self.pending), "round": self.round}
+
+    def on_compaction_cancelled(self, view: View, c: Compaction) -> None:
+        """A TMC, MLC or global compaction cancelled (a phase's `flush`): what its pick changed is undone, so that
+        the same unit run, merge or round is picked again. A TMC gives back its issue, an MLC its pending merge (the
+        other kind's compactions may have finished since); a global compaction's round has begun the next one,
+        which stands, and its runs and the last level are merged again first (`_global_redo`)."""
+        kind = next((k for k, v in self._running.items() if v is c), None)
+        undo = self._undo.pop(id(c), None)
+        self._started.pop(id(c), None)
+        if kind is None or undo is None:
+            return
+        self._running[kind] = None
+        if kind == "tmc":
+            if c.tag[0] == self.round:  # a global compaction since has begun a new round, whose count it is not
+                self.issued -= 1
+                if self._tmc_times:
+                    self._tmc_times.pop()
+        elif kind == "mlc":
+            self.pending = undo["pending"]
+        else:  # the round it ended stands: its runs and the last level are merged as soon as they are free
+            self._global_again = undo["round"]
+
     def on_compaction_done(self, view: View, c: Compaction) -> None:
         tree = view.tree
         kind = next((k for k, v in self._running.items() if v is c), None)
+        self._undo.pop(id(c), None)
         if kind is None:
             return
         self._running[kind] = None
