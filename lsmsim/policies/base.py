@@ -4,9 +4,8 @@ RocksDB's `CompactionPicker` has two pure virtuals over an LSM snapshot: `NeedsC
 and `PickCompaction(...) -> Compaction*` (which may still return nullptr). A lsmsim policy is the same:
 `needs_compaction(view)` (pure: it changes nothing) and `pick(view) -> Compaction | None`, asked
 whenever a compaction thread is free and `needs_compaction` says yes. Four callbacks tell it what
-happened (`on_flush`, `on_compaction_done`, `on_compaction_cancelled`, `on_step`), `write_control` is its say on
-write stalls
-(RocksDB's triggers by default), and `summary()` reports. `view` is a read-only `View` of the
+happened (`on_flush`, `on_compaction_done`, `on_compaction_cancelled`, `on_step`), `write_control` is its say
+on write stalls (RocksDB's triggers by default), and `summary()` reports. `view` is a read-only `View` of the
 simulation (policies/view.py). A policy reads the tree, never changes it; the kernel validates and
 runs what it returns.
 
