@@ -255,37 +255,34 @@ class EcoTune(Policy):
         """A cancelled global compaction again: its round's runs and the last level, once they are free (the round
         after it has begun, as the first pick began it)."""
         rnd = self._global_again
-        runs = [r for r in tree.runs_at(MAIN) if self.units.get(r.id, (None,))[0] == rnd]
-        files = [f for r in runs for f in r.files] + tree.files_at(LAST)
-        if not files or not self.free(files):
+        files = self._global_files(tree, rnd)
+        if files is None:
             return None
         self._global_again = None
+        return self._global(files, f"global compaction (round {rnd}, again)")
+
+    def _global_files(self, tree: Tree, rnd: int | None) -> list | None:
+        """Round `rnd`'s main-level runs and the last level, when they are all free to merge."""
+        runs = [r for r in tree.runs_at(MAIN) if self.units.get(r.id, (None,))[0] == rnd]
+        files = [f for r in runs for f in r.files] + tree.files_at(LAST)
+        return files if files and self.free(files) else None
+
+    def _global(self, files: list, reason: str) -> Compaction:
         return Compaction(
-            inputs=files,
-            output_level=LAST,
-            reason=f"global compaction (round {rnd}, again)",
-            start_level=MAIN,
-            threads=self.options.mlc_threads,
+            inputs=files, output_level=LAST, reason=reason, start_level=MAIN, threads=self.options.mlc_threads
         )
 
     def _pick_global(self, tree: Tree, mix: MixConfig | None) -> Compaction | None:
         if self.done < self.options.R or self._running["mlc"] is not None:
             return None
-        runs = [r for r in tree.runs_at(MAIN) if self.units.get(r.id, (None,))[0] == self.round]
-        files = [f for r in runs for f in r.files] + tree.files_at(LAST)
-        if not files or not self.free(files):
+        files = self._global_files(tree, self.round)
+        if files is None:
             return None
         self._measure()
         self.round += 1
         self.issued = self.done = 0
         self._new_round(float(tree.bytes), mix)
-        return Compaction(
-            inputs=files,
-            output_level=LAST,
-            reason=f"global compaction (round {self.round - 1})",
-            start_level=MAIN,
-            threads=self.options.mlc_threads,
-        )
+        return self._global(files, f"global compaction (round {self.round - 1})")
 
     # ---------------------------------------------------------------- bookkeeping
     def _round_state(self) -> dict:
