@@ -1,13 +1,16 @@
 """Decision fidelity (issue 34, 6): does lsmsim rank RocksDB option sets as db_bench does on this host?
 
-    python benchmarks/decision_fidelity.py --record            # db_bench: every option set x 3 workloads x 3 runs
+    python benchmarks/decision_fidelity.py --record --calibration FILE   # db_bench: every option set x 3 workloads
+                                                                         # x 3 runs, after `lsmsim calibrate
+                                                                         # --measurements FILE` on a quiet machine
     python benchmarks/decision_fidelity.py [--markdown FILE]   # lsmsim beside the recorded runs: the scores
 
 The option sets, workloads and metrics are lsmsim/validation/fidelity.py's. Recorded runs live in
 benchmarks/validation/hosts/<host>-fidelity.json, named after the host they ran on (a time measured on one CPU model
-says nothing of another); lsmsim runs on that host's machine preset. Prints, per workload and metric, Spearman's
-rank correlation over the option sets, the median and 90th-percentile relative error, and whether lsmsim's best
-option set is db_bench's best (or within db_bench's spread of it).
+says nothing of another); lsmsim runs on the costs fitted from the calibration the recording keeps (this VM's speed
+moves by up to 2x from one day to the next), or on that host's machine preset where it keeps none. Prints, per
+workload and metric, Spearman's rank correlation over the option sets, the median and 90th-percentile relative
+error, and whether lsmsim's best option set is db_bench's best (or within db_bench's spread of it).
 """
 
 from __future__ import annotations
@@ -33,6 +36,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--record", action="store_true", help="run db_bench (resumes an interrupted recording)")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument(
+        "--calibration",
+        type=Path,
+        help="with --record: the measurements `lsmsim calibrate --measurements FILE` took just before, kept with the "
+        "runs, which are judged on the costs fitted from them",
+    )
     ap.add_argument("--host", help="the recorded host's preset name (default: this host's)")
     ap.add_argument("--sets", nargs="*", help="only these option sets")
     ap.add_argument("--markdown", type=Path, help="write the tables as Markdown here")
@@ -42,7 +51,7 @@ def main(argv=None) -> int:
 
     path = recorded_path(args.host)
     if args.record:
-        fidelity.record(path, repeat=args.repeat, sets=args.sets)
+        fidelity.record(path, repeat=args.repeat, sets=args.sets, calibration=args.calibration)
         return 0
     import json
 
@@ -52,7 +61,7 @@ def main(argv=None) -> int:
     names = args.sets or list(recorded["runs"])
     sims = {}
     for name in names:
-        sims[name] = fidelity.sim_metrics(name, machine)
+        sims[name] = fidelity.sim_metrics(name, machine, recorded.get("costs"))
         print(f"  lsmsim {name}", file=sys.stderr, flush=True)
     wall = time.perf_counter() - t0
     fid = fidelity.compare(recorded, sims)

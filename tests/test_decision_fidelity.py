@@ -238,7 +238,7 @@ def test_lsmsim_ranks_the_recorded_option_sets(path):
     machine = host_preset(recorded["host"])
     assert machine is not None, f"no machine preset calibrated on {recorded['host']['cpu']}"
     known = KNOWN_SHORTFALLS[path.name.removesuffix("-fidelity.json")]
-    sims = {name: sim_metrics(name, machine) for name in recorded["runs"]}
+    sims = {name: sim_metrics(name, machine, recorded.get("costs")) for name in recorded["runs"]}
     scores = compare(recorded, sims).scores()
     assert len(scores) == len(WORKLOADS) * len(METRICS)
     got = missed(scores)
@@ -258,3 +258,17 @@ def test_lsmsim_ranks_the_recorded_option_sets(path):
     w = scores[scores["metric"] == "w_amp"].set_index("workload")
     below = w["spearman"] < w["db_bench_self"] - 0.05
     assert set(w.index[below]) == {wl for h, wl in WAMP_BELOW_SELF if h == host}, w.to_string()
+
+
+@pytest.mark.parametrize("path", _recorded(), ids=[p.stem for p in _recorded()])
+def test_a_recording_is_judged_on_the_calibration_beside_it(path):
+    """A recording that keeps the calibration measured just before it is judged on the costs fitted from that
+    calibration (fidelity.recorded_costs, without db_bench), which then match the host's preset of that day."""
+    from lsmsim.validation.fidelity import recorded_costs
+
+    recorded = json.loads(path.read_text())
+    if "calibration" not in recorded:
+        pytest.skip(f"{path.name} keeps no calibration: judged on the host's preset")
+    assert recorded["costs"] == json.loads(json.dumps(recorded_costs(recorded["calibration"])))
+    assert recorded["calibration"]["host"]["cpu"] == recorded["host"]["cpu"]
+    assert recorded["calibration"]["host"]["date"] == recorded["host"]["date"]

@@ -151,10 +151,14 @@ def real_metrics(workload: str, r: DbBenchRun) -> dict[str, float]:
     }
 
 
-def record(path: Path, repeat: int = 3, sets: list[str] | None = None, progress: bool = True) -> dict:
+def record(
+    path: Path, repeat: int = 3, sets: list[str] | None = None, progress: bool = True, calibration: Path | None = None
+) -> dict:
     """Run every option set's three workloads `repeat` times on db_bench and keep the metrics in `path` (JSON,
     written atomically after each repeat of each set, so an interrupted recording resumes where it stopped). The
-    repeats go round the option sets (set 1..N, then again), so that the VM's drift touches every set alike."""
+    repeats go round the option sets (set 1..N, then again), so that the VM's drift touches every set alike.
+    `calibration`: the measurements `lsmsim calibrate --measurements FILE` took just before, kept with the runs and
+    fitted to the costs they are judged on (`recorded_costs`)."""
     from ..atomic import atomic_write
 
     data = json.loads(path.read_text()) if path.exists() else {}
@@ -162,6 +166,9 @@ def record(path: Path, repeat: int = 3, sets: list[str] | None = None, progress:
     data.setdefault("db_bench", "Debian rocksdb-tools 7.8.3")
     data.setdefault("num", NUM)
     data.setdefault("duration_s", DURATION)
+    if calibration is not None and "calibration" not in data:
+        data["calibration"] = json.loads(calibration.read_text())
+        data["costs"] = recorded_costs(data["calibration"])
     runs = data.setdefault("runs", {})
     names = sets or [name for name, _ in OPTION_SETS]
     for i in range(repeat):
@@ -212,21 +219,43 @@ def sim_config(option_set: str, workload: str, device: str = "local-fio") -> dic
     return cfg
 
 
-def sim_metrics(option_set: str, machine: str | None = None) -> dict[str, dict[str, float]]:
+def recorded_costs(calibration: dict) -> dict:
+    """What a recording is judged on: the machine section `lsmsim calibrate` fits from the calibration measured beside
+    it (regimes.calibrated_machine) and its disk's syncs (host_disk.py), so that a preset calibrated since, on
+    another day's speed, does not move its figures."""
+    from .calibrate import Measurements
+    from .host_disk import compaction_sync_bandwidth
+    from .regimes import calibrated_machine
+
+    machine, sync = calibrated_machine(calibration)
+    bw = compaction_sync_bandwidth(Measurements.from_json(json.dumps(calibration)).writes)
+    return {"machine": machine, "sync_latency_s": sync, "sync_bandwidth": bw}
+
+
+def sim_metrics(option_set: str, machine: str | None = None, costs: dict | None = None) -> dict[str, dict[str, float]]:
     """lsmsim's four metrics per workload for one option set (three runs: each workload measured after the
-    unmeasured ones before it; the runs share their prefix exactly, so a window's stall and bytes are differences)."""
+    unmeasured ones before it; the runs share their prefix exactly, so a window's stall and bytes are differences),
+    on machine preset `machine` and its host's disk, or on a recording's `costs` (`recorded_costs`)."""
     import pandas as pd
 
     from ..api import run
     from ..loading import load_config
     from .host_disk import host_device
 
-    sets = [f"machine.preset={machine}"] if machine else []
+    sets = [f"machine.preset={machine}"] if machine and costs is None else []
     device = host_device(machine)  # the host's disk (its syncs), when calibrate measured it
     out: dict[str, dict[str, float]] = {}
     prev_stall = 0.0
     for w in WORKLOADS:
-        r = run(load_config(sim_config(option_set, w, device), sets), progress=False)
+        cfg = sim_config(option_set, w, device)
+        if costs is not None:
+            cfg["machine"] = {**cfg.get("machine", {}), **costs["machine"]}
+            cfg["device"] = {**cfg["device"], "preset": "local-fio"}
+            if costs.get("sync_latency_s"):
+                cfg["device"]["sync_latency"] = f"{costs['sync_latency_s'] * 1e6:.3f}us"
+            if costs.get("sync_bandwidth"):
+                cfg["device"]["sync_bandwidth"] = f"{costs['sync_bandwidth'] / 2**20:.1f}MiB/s"
+        r = run(load_config(cfg, sets), progress=False)
         s = r.summary
         t0 = s["sim_time_s"] - s["measured_time_s"]
         jobs = r.compactions
@@ -417,8 +446,14 @@ def markdown(recorded: dict, fid: Fidelity, machine: str | None, name: str) -> s
         f"db_bench: {recorded['db_bench']} on {host['cpu']} x {host['cores']} (recorded {host['date']}), "
         f"{len(recorded['runs'])} option sets x {len(WORKLOADS)} workloads x "
         f"{min(len(v) for v in recorded['runs'].values())} runs, {recorded['num']:,} keys, mixed workloads "
-        f"{recorded['duration_s']} s; lsmsim on the machine preset `{machine}` and the device preset "
-        f"`{host_device(machine)}`.",
+        f"{recorded['duration_s']} s; lsmsim "
+        + (
+            f"on the costs `lsmsim calibrate` fitted from the calibration measured just before the runs (host date "
+            f"{recorded['calibration']['host']['date']}; kept in the recording), the machine preset "
+            f"`{machine}` of that day."
+            if recorded.get("costs")
+            else f"on the machine preset `{machine}` and the device preset `{host_device(machine)}`."
+        ),
         "",
         "| workload | metric | sets | Spearman | db_bench vs itself | attainable | median error | p90 error | "
         "db_bench's best | lsmsim's best | agrees |",
