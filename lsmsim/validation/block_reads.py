@@ -11,11 +11,12 @@ Measured directly: on one DB (fillrandom 500K, the decision-fidelity shape), rea
 8 MiB block cache (db_bench's default: about half the Gets miss) and with a 64 MiB one (all but a few hit), in
 turns; the thread's CPU per Get (schedstat, so that waits for a core do not count) over the misses per Get
 (rocksdb.block.cache.data.miss) is the cost of one miss. At 4 and 16 KiB blocks the two costs give the line. On
-the Xeon host (2026-11-28) a miss cost 2.7-3.2 us at 4 KiB and 4-7 us at 16 KiB, where the matrix's read fit had
-put block_read at 0.27 us: its two read cases differ in the cache, but their 100K-read runs last a third of a
-second beside the reopen's compaction, and readrandom ran faster with the 1 GiB cache than with 8 MiB in one
-calibration and slower in another. The decision-fidelity recordings show what the miss decides: db_bench's
-readwhilewriting ran 28-38% faster with a 64 MiB cache than with 8 MiB, and 15% slower at 16 KiB blocks.
+the Xeon host (2026-11-28) a miss cost 1.2-2.0 us at 4 KiB and 3.2-4.7 us at 16 KiB over three measurements
+(0.22-0.23 ns per byte each time), where the matrix's read fit had put block_read at 0.27 us: its two read cases
+differ in the cache, but their 100K-read runs last a third of a second beside the reopen's compaction, and
+readrandom ran faster with the 1 GiB cache than with 8 MiB in one calibration and slower in another. The
+decision-fidelity recordings show what the miss decides: db_bench's readwhilewriting ran 28-38% faster with a
+64 MiB cache than with 8 MiB, and 15% slower at 16 KiB blocks.
 """
 
 from __future__ import annotations
