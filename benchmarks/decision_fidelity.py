@@ -73,7 +73,9 @@ def main(argv=None) -> int:
     if args.markdown:
         old = args.markdown.read_text() if args.markdown.exists() else ""
         name = path.name.removesuffix("-fidelity.json")
-        args.markdown.write_text(fidelity.with_section(old, fidelity.markdown(recorded, fid, machine, name), name))
+        from lsmsim.validation.fidelity_report import markdown, with_section
+
+        args.markdown.write_text(with_section(old, markdown(recorded, fid, machine, name), name))
     return 0
 
 

@@ -263,8 +263,8 @@ def test_lsmsim_ranks_the_recorded_option_sets(path):
 @pytest.mark.parametrize("path", _recorded(), ids=[p.stem for p in _recorded()])
 def test_a_recording_is_judged_on_the_calibration_beside_it(path):
     """A recording that keeps the calibration measured just before it is judged on the costs fitted from that
-    calibration (fidelity.recorded_costs, without db_bench), which then match the host's preset of that day."""
-    from lsmsim.validation.fidelity import recorded_costs
+    calibration (regimes.recorded_costs, without db_bench), which then match the host's preset of that day."""
+    from lsmsim.validation.regimes import recorded_costs
 
     recorded = json.loads(path.read_text())
     if "calibration" not in recorded:

@@ -35,7 +35,6 @@ from pathlib import Path
 
 from ..preset_files import host_facts
 from .dbbench import DbBenchRun, run_db_bench
-from .report import MARKERS, put_section
 
 NUM = 500_000
 DURATION = 5
@@ -160,6 +159,7 @@ def record(
     `calibration`: the measurements `lsmsim calibrate --measurements FILE` took just before, kept with the runs and
     fitted to the costs they are judged on (`recorded_costs`)."""
     from ..atomic import atomic_write
+    from .regimes import recorded_costs
 
     data = json.loads(path.read_text()) if path.exists() else {}
     data.setdefault("host", {**host_facts(), "date": datetime.date.today().isoformat()})
@@ -168,7 +168,7 @@ def record(
     data.setdefault("duration_s", DURATION)
     if calibration is not None and "calibration" not in data:
         data["calibration"] = json.loads(calibration.read_text())
-        data["costs"] = recorded_costs(data["calibration"])
+        data["costs"] = recorded_costs(data["calibration"])  # regimes.py: the costs fitted from it
     runs = data.setdefault("runs", {})
     names = sets or [name for name, _ in OPTION_SETS]
     for i in range(repeat):
@@ -219,23 +219,10 @@ def sim_config(option_set: str, workload: str, device: str = "local-fio") -> dic
     return cfg
 
 
-def recorded_costs(calibration: dict) -> dict:
-    """What a recording is judged on: the machine section `lsmsim calibrate` fits from the calibration measured beside
-    it (regimes.calibrated_machine) and its disk's syncs (host_disk.py), so that a preset calibrated since, on
-    another day's speed, does not move its figures."""
-    from .calibrate import Measurements
-    from .host_disk import compaction_sync_bandwidth
-    from .regimes import calibrated_machine
-
-    machine, sync = calibrated_machine(calibration)
-    bw = compaction_sync_bandwidth(Measurements.from_json(json.dumps(calibration)).writes)
-    return {"machine": machine, "sync_latency_s": sync, "sync_bandwidth": bw}
-
-
 def sim_metrics(option_set: str, machine: str | None = None, costs: dict | None = None) -> dict[str, dict[str, float]]:
     """lsmsim's four metrics per workload for one option set (three runs: each workload measured after the
     unmeasured ones before it; the runs share their prefix exactly, so a window's stall and bytes are differences),
-    on machine preset `machine` and its host's disk, or on a recording's `costs` (`recorded_costs`)."""
+    on machine preset `machine` and its host's disk, or on a recording's `costs` (regimes.recorded_costs)."""
     import pandas as pd
 
     from ..api import run
@@ -424,93 +411,10 @@ def missed(scores) -> dict[tuple[str, str, str], float]:
     return out
 
 
-def markdown(recorded: dict, fid: Fidelity, machine: str | None, name: str) -> str:
-    """The scores and the per-set table as Markdown: docs/validation.md's decision-fidelity part for the host whose
-    recorded runs are `name`-fidelity.json."""
-    from .host_disk import host_device
-
-    host = recorded["host"]
-    scores = fid.scores()
-    out = [
-        f"## Decision fidelity on {host['cpu']}: does lsmsim rank option sets as db_bench does?",
-        "",
-        f"Written by `python benchmarks/decision_fidelity.py --host {name} --markdown docs/validation.md` "
-        "(lsmsim/validation/"
-        "fidelity.py: the option sets, workloads and metrics). *db_bench vs itself* is the mean Spearman between "
-        "two of db_bench's own repeats; *attainable* is the highest Spearman any model can reach against the mean "
-        "of the repeats that agree so little (sqrt of the mean's Spearman-Brown reliability, `fidelity.attainable`): "
-        "a goal above it cannot be met on this recording, whatever the model. Goals (issue 34): "
-        "Spearman >= 0.9 for throughput and W-Amp, >= 0.8 for p99 and stall time, median error <= 10%; the misses "
-        f"and their causes are `KNOWN_SHORTFALLS[{name!r}]` in tests/test_decision_fidelity.py.",
-        "",
-        f"db_bench: {recorded['db_bench']} on {host['cpu']} x {host['cores']} (recorded {host['date']}), "
-        f"{len(recorded['runs'])} option sets x {len(WORKLOADS)} workloads x "
-        f"{min(len(v) for v in recorded['runs'].values())} runs, {recorded['num']:,} keys, mixed workloads "
-        f"{recorded['duration_s']} s; lsmsim "
-        + (
-            f"on the costs `lsmsim calibrate` fitted from the calibration measured just before the runs (host date "
-            f"{recorded['calibration']['host']['date']}; kept in the recording), the machine preset "
-            f"`{machine}` of that day."
-            if recorded.get("costs")
-            else f"on the machine preset `{machine}` and the device preset `{host_device(machine)}`."
-        ),
-        "",
-        "| workload | metric | sets | Spearman | db_bench vs itself | attainable | median error | p90 error | "
-        "db_bench's best | lsmsim's best | agrees |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---|---|---|",
-    ]
-    for _, r in scores.iterrows():
-        rho = "-" if math.isnan(r.spearman) else f"{r.spearman:+.2f}"
-        own = "-" if math.isnan(r.db_bench_self) else f"{r.db_bench_self:+.2f}"
-        ceiling = "-" if math.isnan(r.attainable) else f"{r.attainable:.2f}"
-        out.append(
-            f"| {r.workload} | {r.metric} | {r.sets} | {rho} | {own} | {ceiling} | {r.median_err:.0%} | "
-            f"{r.p90_err:.0%} | "
-            f"{r.db_bench_best} | {r.lsmsim_best} | {'yes' if r.best_agrees else '**no**'} |"
-        )
-    out += ["", "Per option set (db_bench mean, its spread over the runs, lsmsim):", ""]
-    t = fid.table
-    for w in WORKLOADS:
-        shown = " ".join(a for a in WORKLOADS[w] if not a.startswith(("--hist", "--stat")))
-        out += [
-            f"**{w}**: `{shown}`",
-            "",
-            "| option set | ops/s db_bench | spread | lsmsim | p99 us db_bench | lsmsim | stall s db_bench | lsmsim "
-            "| W-Amp db_bench | lsmsim |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-        ]
-        for name, _ in OPTION_SETS:
-            g = t[(t["option_set"] == name) & (t["workload"] == w)].set_index("metric")
-            if g.empty:
-                continue
-            cells = []
-            for m, scale, fmt in (("throughput", 1, "{:,.0f}"), ("p99", 1e6, "{:.1f}"), ("stall_s", 1, "{:.2f}")):
-                for col in ("db_bench", "lsmsim"):
-                    cells.append(fmt.format(g.loc[m, col] * scale) if m in g.index else "-")
-                    if m == "throughput" and col == "db_bench":
-                        cells.append(f"{g.loc[m, 'spread']:.0%}" if m in g.index else "-")
-            cells += [f"{g.loc['w_amp', c]:.2f}" if "w_amp" in g.index else "-" for c in ("db_bench", "lsmsim")]
-            out.append(f"| {name} | " + " | ".join(cells) + " |")
-        out.append("")
-    return "\n".join(out) + "\n"
-
-
-SECTION = MARKERS["fidelity"]
-
-
-def with_section(doc: str, section: str, name: str) -> str:
-    """docs/validation.md with host `name`'s decision-fidelity part replaced by `section` (the other parts, other
-    hosts' among them, kept)."""
-    return put_section(doc, f"fidelity:{name}", section)
-
-
 __all__ = [
     "GOALS",
     "MEDIAN_GOAL",
     "missed",
-    "SECTION",
-    "with_section",
-    "markdown",
     "METRICS",
     "NUM",
     "OPTION_SETS",

@@ -259,6 +259,20 @@ def calibrated_machine(calibration: dict) -> tuple[dict, float]:
     return machine, sync_latency(m.sync) if m.sync else 0.0
 
 
+def recorded_costs(calibration: dict) -> dict:
+    """What a recording is judged on: the machine section `lsmsim calibrate` fits from the calibration measured beside
+    it (regimes.calibrated_machine) and its disk's syncs (host_disk.py), so that a preset calibrated since, on
+    another day's speed, does not move its figures."""
+    import json
+
+    from .calibrate import Measurements
+    from .host_disk import compaction_sync_bandwidth
+
+    machine, sync = calibrated_machine(calibration)
+    bw = compaction_sync_bandwidth(Measurements.from_json(json.dumps(calibration)).writes)
+    return {"machine": machine, "sync_latency_s": sync, "sync_bandwidth": bw}
+
+
 def sim_figures(r: Regime, result) -> dict[str, float]:
     """The regime's figures from a lsmsim `Result` of `sim_config(r)`."""
     s = result.summary
@@ -428,6 +442,7 @@ __all__ = [
     "REGIMES",
     "Regime",
     "calibrated_machine",
+    "recorded_costs",
     "compare",
     "compare_all",
     "real_figures",
