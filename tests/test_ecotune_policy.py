@@ -157,7 +157,7 @@ def test_a_cancelled_compaction_is_picked_again():
     def spy(view, c):
         issued = policy.issued
         cancel(view, c)
-        assert all(v is not c for v in policy._running.values()) and id(c) not in policy._undo
+        assert all(v is not c for v in policy._running.values()) and id(c) not in policy._started
         cancelled.append((c.reason, issued - policy.issued))
 
     policy.on_compaction_cancelled = spy

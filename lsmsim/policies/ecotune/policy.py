@@ -101,7 +101,6 @@ class EcoTune(Policy):
         self._q = {True: [0.0, 0.0], False: [0.0, 0.0]}  # MLC running? -> [query ops, seconds]
         self._running = {"tmc": None, "mlc": None, "global": None}
         self._started: dict[int, float] = {}
-        self._undo: dict[int, dict] = {}  # per running compaction: the round's state before its pick
         self._global_again: int | None = None  # a cancelled global compaction's round, to merge again
         self.rounds: list[dict] = []  # per round: parameters used and layouts seen (for analysis)
         self.layouts: list[tuple[int, int, tuple[int, ...]]] = []  # (round, tmc, main-level unit sizes)
@@ -194,7 +193,6 @@ class EcoTune(Policy):
         for kind in ("global", "tmc", "mlc"):
             if self._running[kind] is not None:
                 continue
-            undo = self._round_state()  # what the pick changes, for on_compaction_cancelled
             if kind == "global":
                 c = self._pick_global(tree, view.mix) if self._global_again is None else self._global_redo(tree)
             elif kind == "tmc":
@@ -204,7 +202,6 @@ class EcoTune(Policy):
             if c is not None:
                 self._running[kind] = c
                 self._started[id(c)] = view.now
-                self._undo[id(c)] = undo
                 return c
         return None
 
@@ -259,7 +256,7 @@ class EcoTune(Policy):
         if files is None:
             return None
         self._global_again = None
-        return self._global(files, f"global compaction (round {rnd}, again)")
+        return self._global(files, rnd, f"global compaction (round {rnd}, again)")
 
     def _global_files(self, tree: Tree, rnd: int | None) -> list | None:
         """Round `rnd`'s main-level runs and the last level, when they are all free to merge."""
@@ -267,9 +264,15 @@ class EcoTune(Policy):
         files = [f for r in runs for f in r.files] + tree.files_at(LAST)
         return files if files and self.free(files) else None
 
-    def _global(self, files: list, reason: str) -> Compaction:
+    def _global(self, files: list, rnd: int | None, reason: str) -> Compaction:
+        """A global compaction of round `rnd`'s runs (its tag: the round, which a cancel merges again)."""
         return Compaction(
-            inputs=files, output_level=LAST, reason=reason, start_level=MAIN, threads=self.options.mlc_threads
+            inputs=files,
+            output_level=LAST,
+            reason=reason,
+            start_level=MAIN,
+            tag=(rnd,),
+            threads=self.options.mlc_threads,
         )
 
     def _pick_global(self, tree: Tree, mix: MixConfig | None) -> Compaction | None:
@@ -282,23 +285,17 @@ class EcoTune(Policy):
         self.round += 1
         self.issued = self.done = 0
         self._new_round(float(tree.bytes), mix)
-        return self._global(files, f"global compaction (round {self.round - 1})")
+        return self._global(files, self.round - 1, f"global compaction (round {self.round - 1})")
 
     # ---------------------------------------------------------------- bookkeeping
-    def _round_state(self) -> dict:
-        """What a pick changes that its cancellation gives back: the pending merges (an MLC pops one) and the round
-        (a global compaction begins the next)."""
-        return {"pending": list(self.pending), "round": self.round}
-
     def on_compaction_cancelled(self, view: View, c: Compaction) -> None:
         """A TMC, MLC or global compaction cancelled (a phase's `flush`): what its pick changed is undone, so that
         the same unit run, merge or round is picked again. A TMC gives back its issue, an MLC its pending merge (the
         other kind's compactions may have finished since); a global compaction's round has begun the next one,
         which stands, and its runs and the last level are merged again first (`_global_redo`)."""
         kind = next((k for k, v in self._running.items() if v is c), None)
-        undo = self._undo.pop(id(c), None)
         self._started.pop(id(c), None)
-        if kind is None or undo is None:
+        if kind is None:
             return
         self._running[kind] = None
         if kind == "tmc":
@@ -306,15 +303,15 @@ class EcoTune(Policy):
                 self.issued -= 1
                 if self._tmc_times:
                     self._tmc_times.pop()
-        elif kind == "mlc":
-            self.pending = undo["pending"]
+        elif kind == "mlc":  # its merge goes back first: no global compaction (no new schedule) while an MLC runs
+            _, lo, hi = c.tag
+            self.pending.insert(0, next(m for m in self.schedule.merges if (m.lo, m.hi) == (lo, hi)))
         else:  # the round it ended stands: its runs and the last level are merged as soon as they are free
-            self._global_again = undo["round"]
+            self._global_again = c.tag[0]
 
     def on_compaction_done(self, view: View, c: Compaction) -> None:
         tree = view.tree
         kind = next((k for k, v in self._running.items() if v is c), None)
-        self._undo.pop(id(c), None)
         if kind is None:
             return
         self._running[kind] = None
