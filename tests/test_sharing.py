@@ -147,3 +147,43 @@ def test_read_latency_fixed_point_settles_a_read_bound_closed_loop():
     calls.clear()
     u2, _ = read_latency_fixed_point(evaluate, root)
     assert len(calls) == 2 and u2 == pytest.approx(root, abs=1e-3)
+
+
+def _random_flows(rng, n):
+    flows = []
+    for i in range(n):
+        kind = rng.integers(4)
+        cpu = 0.0 if kind == 0 else float(rng.choice([1e-6, 3e-6, rng.uniform(1e-7, 1e-2)]))
+        dev = 0.0 if kind == 1 else float(rng.choice([0.0, rng.uniform(1e-7, 1e-2)]))
+        sync = float(rng.choice([0.0, 0.0, rng.uniform(1e-6, 1e-2)]))
+        cap = float(rng.choice([math.inf, math.inf, rng.uniform(0.0, 2e5), 0.0]))
+        f = Flow(f"f{i}", int(rng.integers(3)), int(rng.integers(1, 17)), cpu, dev, sync, cap)
+        f.reserved = bool(rng.integers(2))
+        f.held = bool(rng.integers(2))  # left as it was for a flow without CPU work
+        flows.append(f)
+    return flows
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_kernel_matches_the_plain_python_solver_bit_for_bit(seed):
+    """The numba kernel (_sharing_kernel.solve_nb) behind `solve` against its plain-Python transcription
+    (tests/sharing_reference.py) on random flows: CPU-bound, device-bound, synchronous, capped, idle (cap 0),
+    in up to three I/O classes, one or two pools of cores, few or many rounds. Equal to the last bit."""
+    import copy
+
+    import numpy as np
+
+    from tests.sharing_reference import solve_reference
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 20))
+    a = _random_flows(rng, n)
+    b = copy.deepcopy(a)
+    cores = float(rng.choice([1, 2, 4, 16]))
+    reserved = float(rng.choice([0.0, 0.0, 1.0])) if cores > 1 else 0.0
+    overhead, rounds = float(rng.choice([0.0, 0.02, 0.1])), int(rng.choice([1, 2, 8]))
+    got = solve(a, cores, overhead, iterations=rounds, reserved_cores=reserved)
+    want = solve_reference(b, cores, overhead, iterations=rounds, reserved_cores=reserved)
+    assert (got.util, got.converged, got.rounds) == (want.util, want.converged, want.rounds)
+    for x, y in zip(a, b):
+        assert (x.rate, x.cpu_share, x.held, x.reserved) == (y.rate, y.cpu_share, y.held, y.reserved), x.name
