@@ -70,6 +70,9 @@ class CostTable:
     hit_ratio: float  # steady-state block-cache hit ratio
     runs: int
     page_hit_ratio: float = 0.0  # steady-state page-cache hit ratio of block-cache misses
+    # per run: how fast its hit ratio still rises per data-block read into it while its files warm (0 once warm);
+    # the kernel ends a step before the warm-up moves the hit ratio much (kernel._warm_horizon)
+    warming: np.ndarray | None = None
     long_scan_seek: OpCost | None = None  # a long scan's seek alone (length 0): the part its length does not scale
 
     def of(self, op: str) -> OpCost:
@@ -270,6 +273,10 @@ def build_costs(
         meta_bc_miss = meta_dev_miss = load_pages = None
     bc_hit = np.zeros(n)  # per run: probability a block access hits the block cache
     pc_hit = np.zeros(n)  # and that a block-cache miss hits the page cache
+    # a read credited to a run adds block_size / bytes of reads per byte to each file (Run.credit_block_reads), so a
+    # file not yet warm gains block_size / hit of warm bytes per read per byte: the run's warm share, and with it its
+    # hit ratio hb x warm share, rises by block_size x cold bytes / bytes^2 per read
+    warming = np.zeros(n)
     buffered_writes = not lsm.use_direct_io_for_flush_and_compaction
     for j, run in enumerate(tree.runs()):
         b = run.bytes
@@ -277,9 +284,12 @@ def build_costs(
             continue
         if hb[j] > 0:
             bc_hit[j] = hb[j] * run.warm_bytes(hb[j], lsm.block_size) / b
+            warming[j] = lsm.block_size * run.cold_bytes(hb[j], lsm.block_size) / (b * b)
         if page_cache > 0:
             # written through the page cache, a file starts warm there; else it warms as it is read
             warm = b if buffered_writes else run.warm_bytes(either[j], lsm.block_size)
+            if not buffered_writes:
+                warming[j] = max(warming[j], lsm.block_size * run.cold_bytes(either[j], lsm.block_size) / (b * b))
             served = max(bc_hit[j], either[j] * warm / b)  # the page cache holds what the block cache holds
             pc_hit[j] = (served - bc_hit[j]) / (1.0 - bc_hit[j]) if bc_hit[j] < 1.0 else 0.0
     miss = (1.0 - bc_hit) * (1.0 - pc_hit)  # per run: a block access reads the device
@@ -328,4 +338,5 @@ def build_costs(
         hit_ratio=h,
         runs=n,
         page_hit_ratio=(h_either - h) / (1.0 - h) if h < 1.0 else 0.0,
+        warming=warming,
     )

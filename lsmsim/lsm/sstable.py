@@ -179,6 +179,15 @@ class Run:
         k = int(np.searchsorted(sb, hit_ratio / block_size - self._delta, "left"))  # files [0, k) are not yet warm
         return float(pb[-1] - pb[k] + block_size / hit_ratio * (ps[k] + self._delta * pb[k]))
 
+    def cold_bytes(self, hit_ratio: float, block_size: float) -> float:
+        """Bytes of the files not yet as warm as the steady state (`warm_bytes`' files [0, k)): they still warm as
+        the run is read."""
+        if hit_ratio <= 0 or not self._files:
+            return 0.0
+        self.warm_bytes(hit_ratio, block_size)  # builds the index
+        sb, pb, _ = self._warm_index  # type: ignore[misc]
+        return float(pb[int(np.searchsorted(sb, hit_ratio / block_size - self._delta, "left"))])
+
     def settle_block_reads(self) -> None:
         """Write the reads back to the files (before the run's files change: files outlive runs)."""
         if self._base is not None:

@@ -405,3 +405,34 @@ def read_latency_fixed_point(
         else:
             hi = mid
     return util, ok
+
+
+# the share of data-block accesses the caches serve may rise this much between two builds of the costs while files warm
+WARM_STEP = 0.01
+
+
+def warming_rate(costs: CostTable | None, groups: list[Group]) -> float:
+    """How fast the groups' reads, warming cold files (lsm/cache.py `warmth`), raise the share of data-block accesses
+    the caches serve (per second). The costs hold one hit ratio, so the kernel rebuilds them each time this has
+    added up to WARM_STEP: else a cold cache that warms within a step would be priced cold for all of it, and the
+    result would follow the step length (the sample interval)."""
+    if costs is None or costs.warming is None or not costs.warming.any():
+        return 0.0
+    access = np.zeros(len(costs.warming))  # data-block accesses per second into each run
+    for g in groups:
+        for op, s in g.shares.items():
+            rb = costs.of(op).run_blocks if op != "write" else None
+            if rb is not None and len(rb) == len(access):
+                access += g.rate * s * rb
+    total = float(access.sum())
+    return float((access * access * costs.warming).sum()) / total if total > 0 else 0.0
+
+
+def credit_block_reads(tree, run_blocks, n_ops: float) -> None:
+    """Credit `n_ops` operations' data-block reads (`run_blocks` per run) to the runs' files, for the caches' warm-up
+    model (a numpy operation per run)."""
+    if run_blocks is None or n_ops <= 0:
+        return
+    for run, b in zip(tree.runs(), run_blocks):
+        if b > 0:
+            run.credit_block_reads(n_ops * b)

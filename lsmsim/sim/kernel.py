@@ -36,7 +36,9 @@ from . import limits
 from .background import Background, IOBatch
 from .counters import Counters
 from .foreground import (
+    WARM_STEP,
     Group,
+    credit_block_reads,
     group_commit,
     group_flow,
     latency_distribution,
@@ -46,6 +48,7 @@ from .foreground import (
     read_latency_fixed_point,
     serialize_writes,
     spin_fixed_point,
+    warming_rate,
 )
 from .jobs import Job, job_flow
 from .limits import LimitReached
@@ -99,6 +102,8 @@ class Simulation:
         self._costs: CostTable | None = None
         self._costs_phase: PhaseConfig | None = None  # the phase it was built in
         self._costs_version: tuple | int = -1
+        # the share the caches serve gained since the costs (and per second), and times it reached WARM_STEP
+        self._warmed, self._warming, self._warm_steps = 0.0, 0.0, 0
         self._wake: simpy.Event | None = None
         self.op_mode = cfg.sim.mode == "op"
         self.driver = OpDriver(self) if self.op_mode else None
@@ -186,10 +191,11 @@ class Simulation:
 
     # ================================================================== state queries
     def costs(self, fresh: bool = False) -> CostTable:
-        """Per-operation costs, rebuilt when the tree changes or a sample interval passed (the block cache warms);
-        a phase without reads needs only the write's, which no tree change moves (kept unless `fresh`)."""
+        """Per-operation costs, rebuilt when the tree changes or the caches warmed by WARM_STEP (op mode: at a sample).
+        A phase without reads needs only the write's, which no tree change moves: kept unless `fresh`."""
         p: PhaseConfig = self.phase or self.cursor.phases[-1]
-        epoch, costs = (self.tree.version, len(self.rec.rows), len(self.tree.immutables)), self._costs
+        warmed = len(self.rec.rows) if self.op_mode else self._warm_steps
+        epoch, costs = (self.tree.version, warmed, len(self.tree.immutables)), self._costs
         if costs is not None and not fresh and self._costs_phase is p and not p.mix.reads():
             return costs
         if costs is None or self._costs_version != epoch or self._costs_phase is not p:
@@ -209,6 +215,7 @@ class Simulation:
                 active_entries=None if p.mix.writes() > 0 else self.tree.memtable.entries,
             )
             self._costs_version, self._costs_phase = epoch, p
+            self._warmed = 0.0
         return costs
 
     def memtable_full(self) -> bool:
@@ -306,6 +313,9 @@ class Simulation:
                     d = g.backlog / (g.rate - g.target)
                     if d < t:
                         t, why = d, "backlog_empty"
+            self._warming = warming_rate(self._costs, self.groups)
+            if self._warming > 0 and (d := max(0.0, WARM_STEP - self._warmed) / self._warming) < t:
+                t, why = d, "warm"
         if (d := self.cursor.next_rate_change(now) - now) < t:
             t, why = d, "sine_rate"
         if p is not None and p.duration is not None and not self.waiting:
@@ -384,7 +394,7 @@ class Simulation:
                 if op != "write":
                     c = costs.of(op)
                     reads += k * c.reads
-                    self.warm(c.run_blocks, k)
+                    credit_block_reads(self.tree, c.run_blocks, k)
                     n.add_blocks(k, c, op)
                 if not g.open:
                     lat, prob = latency_distribution(g, op, self.read_latency, m.cpu_spread, m.sched_slice)
@@ -397,14 +407,6 @@ class Simulation:
             self.device.account(0.0, 0.0, reads, lsm.block_size)
         self._apply_writes(self._write_rate() * dt)
         self.cursor.ops += n_total
-
-    def warm(self, run_blocks, n_ops: float) -> None:
-        """Credit data-block reads to runs' files for the block-cache warm-up model (a numpy operation per run)."""
-        if run_blocks is None or n_ops <= 0:
-            return
-        for run, b in zip(self.tree.runs(), run_blocks):
-            if b > 0:
-                run.credit_block_reads(n_ops * b)
 
     def _apply_writes(self, n_float: float) -> None:
         x = n_float + self.write_carry
@@ -466,6 +468,8 @@ class Simulation:
                 # leaves env.now unchanged: integrate the step itself, or the job never ends
                 elapsed = dt if timeout in fired else self.env.now - t0
             self._advance(elapsed)
+            self._warmed += self._warming * elapsed  # (a rebuild of the costs zeroes it)
+            self._warm_steps += self._warmed >= WARM_STEP * (1 - ROUND_EPS)
             self._handle_events()
             limits.check(self.tree, self.jobs, self.capacity, self.cfg.machine.open_files_limit, self.obsolete)
             # events may coincide, but a run of steps that never moves the clock is a kernel bug

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import simpy
 
-from .foreground import latency_points, mean_service, scan_multipliers
+from .foreground import credit_block_reads, latency_points, mean_service, scan_multipliers
 
 
 class OpDriver:
@@ -130,7 +130,7 @@ class OpDriver:
         else:
             c = sim.costs().of(op)
             sim.device.account(0.0, 0.0, c.reads, sim.cfg.lsm.block_size)
-            sim.warm(c.run_blocks, 1.0)
+            credit_block_reads(sim.tree, c.run_blocks, 1.0)
             n.add_blocks(1.0, c, op)
         p = sim.phase
         if (op == "write" and sim.memtable_full()) or (p.operations is not None and sim.cursor.ops >= p.operations):

@@ -36,6 +36,7 @@ from pydantic import Field
 
 from ...fields import Bytes, Count
 from ...lsm.tree import Tree
+from ...tolerances import COUNT_EPS
 from ..base import Compaction, Policy, PolicyOptions
 from ..registry import register
 from ..view import View
@@ -170,10 +171,10 @@ class RusKey(Policy):
         every = self.options.mission_operations
         while True:  # a fluid step may close several missions: its mix is constant within it
             n, need = step[:3].sum(), every - self._mission[:3].sum()
-            if n < need:
+            if n < need - COUNT_EPS:  # (float dust of the steps' counts does not leave the last mission open)
                 self._mission += step
                 return
-            share = need / n
+            share = min(1.0, need / n)
             self._mission += step * share
             step *= 1 - share
             self._decide(view)
