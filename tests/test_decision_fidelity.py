@@ -154,17 +154,20 @@ XEON: dict[tuple[str, str, str], str] = {
     "whether the last compaction finished (the same set measures 1.90 or 2.47 from run to run)",
     ("mixed", "throughput", "spearman"): NOISE,
     ("mixed", "p99", "spearman"): NOISE,
-    ("mixed", "p99", "median_err"): "13%: lsmsim's read P99 ties at 20.6-20.9 us for 25 of 32 sets (the CPU "
+    ("mixed", "p99", "median_err"): "14%: lsmsim's read P99 ties at 20.6-20.9 us for 25 of 32 sets (the CPU "
     "spread, as for write) where db_bench's 21-35 us hold its readers' waits for a core behind the other thread and "
     "the compactions (scheduler slices, not modelled in fluid mode's tails)",
     ("mixed", "w_amp", "spearman"): "0.82 against db_bench's own 0.85: the window holds the jobs the invocation's "
-    "process started, so one compaction more or less moves a set's W-Amp; and stall-prone's is 9.6 in lsmsim and "
+    "process started, so one compaction more or less moves a set's W-Amp; and stall-prone's is 9.7 in lsmsim and "
     "13.1-15.2 in db_bench, where lsmsim's 50/50 throughput is +38% (169K against 122K ops/s; cause not found yet)",
     ("read_heavy", "throughput", "spearman"): NOISE,
     ("read_heavy", "throughput", "median_err"): "+12%: lsmsim's two readers beside the unthrottled writer read "
-    "more than db_bench's in 27 of 32 sets (base 134K against 108K/s), as on the EPYC host, where perf found the "
-    "cause: a Get's walk of the memtable the writer inserts into (regimes.py _READERS)",
-    ("read_heavy", "p99", "spearman"): "0.57 against db_bench's own 0.48: as for mixed, lsmsim's read P99 ties for "
+    "more than db_bench's in 27 of 32 sets (base 132K against 108K/s). Not the Get's walk of the memtable the writer "
+    "inserts into, as on the EPYC host (regimes.py _READERS): measured on base at 11:15 (3 rounds, thread CPU), "
+    "db_bench's readers spent 7.8-10.7 us per Get beside the writer and 6.9-7.9 in readrandom, lsmsim charges its "
+    "readers 7.3-7.5 and 4.7. Not two readers slowing each other either: readrandom from 2 threads against 1 cost "
+    "-6% to +28% per Get over 8 rounds. Cause not found",
+    ("read_heavy", "p99", "spearman"): "0.56 against db_bench's own 0.48: as for mixed, lsmsim's read P99 ties for "
     "most sets (22.8 us for 14 of 32), and the rate-limited sets' readers wait in lsmsim where the writer stalls",
     ("read_heavy", "p99", "median_err"): "11%: the ties above, 12-25% under db_bench's for most sets",
     ("read_heavy", "w_amp", "spearman"): "0.88 against db_bench's own 0.88, as for write",
@@ -203,7 +206,7 @@ EPYC: dict[tuple[str, str, str], str] = {
     + EPYC_CALIBRATIONS,
     ("mixed", "throughput", "median_err"): "+13% (+18% while the Gets found the keys live at the phase's start, 63%, "
     "where db_bench's find 79% over the window): " + EPYC_DRIFT,
-    ("mixed", "p99", "spearman"): "0.08 against db_bench's own 0.34: lsmsim's read P99 is mostly the CPU spread "
+    ("mixed", "p99", "spearman"): "0.10 against db_bench's own 0.34: lsmsim's read P99 is mostly the CPU spread "
     "(machine.cpu_spread, one lognormal for every set), so 12 of 32 sets tie at 13.5 us and the ranking is of ties, "
     "as for the Xeon host's write P99",
     ("mixed", "p99", "median_err"): "13%: " + EPYC_DRIFT + "; and the ties above",
