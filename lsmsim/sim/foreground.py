@@ -408,7 +408,8 @@ def read_latency_fixed_point(
 
 
 # the share of data-block accesses the caches serve may rise this much between two builds of the costs while files
-# warm: on six decision-fidelity sets within 0.2% of 0.002's figures (0.01: 0.04%), at 22% more CPU than none (0.01: 50%)
+# warm: on six decision-fidelity sets within 0.2% of 0.002's figures (0.01: 0.04%), at 22% more CPU than no warm-up
+# steps (0.01: 50%)
 WARM_STEP = 0.05
 
 
