@@ -438,3 +438,12 @@ def credit_block_reads(tree, run_blocks, n_ops: float) -> None:
     for run, b in zip(tree.runs(), run_blocks):
         if b > 0:
             run.credit_block_reads(n_ops * b)
+
+
+def op_warming(costs: CostTable, run_blocks) -> float:
+    """The share of data-block accesses the caches serve that one read operation's warm-up adds (`warming_rate` for
+    a mix of this operation alone): op mode counts it towards WARM_STEP as the fluid counts the rate."""
+    if costs.warming is None or run_blocks is None or len(run_blocks) != len(costs.warming):
+        return 0.0
+    total = float(run_blocks.sum())
+    return float((run_blocks * run_blocks * costs.warming).sum()) / total if total > 0 else 0.0

@@ -103,7 +103,7 @@ class Simulation:
         self._costs_phase: PhaseConfig | None = None  # the phase it was built in
         self._costs_version: tuple | int = -1
         # the share the caches serve gained since the costs (and per second), and times it reached WARM_STEP
-        self._warmed, self._warming, self._warm_steps = 0.0, 0.0, 0
+        self.warmed, self._warming, self.warm_steps = 0.0, 0.0, 0
         self._wake: simpy.Event | None = None
         self.op_mode = cfg.sim.mode == "op"
         self.driver = OpDriver(self) if self.op_mode else None
@@ -191,11 +191,10 @@ class Simulation:
 
     # ================================================================== state queries
     def costs(self, fresh: bool = False) -> CostTable:
-        """Per-operation costs, rebuilt when the tree changes or the caches warmed by WARM_STEP (op mode: at a sample).
+        """Per-operation costs, rebuilt when the tree changes or the caches warmed by WARM_STEP (`warm_steps`).
         A phase without reads needs only the write's, which no tree change moves: kept unless `fresh`."""
         p: PhaseConfig = self.phase or self.cursor.phases[-1]
-        warmed = len(self.rec.rows) if self.op_mode else self._warm_steps
-        epoch, costs = (self.tree.version, warmed, len(self.tree.immutables)), self._costs
+        epoch, costs = (self.tree.version, self.warm_steps, len(self.tree.immutables)), self._costs
         if costs is not None and not fresh and self._costs_phase is p and not p.mix.reads():
             return costs
         if costs is None or self._costs_version != epoch or self._costs_phase is not p:
@@ -215,7 +214,7 @@ class Simulation:
                 active_entries=None if p.mix.writes() > 0 else self.tree.memtable.entries,
             )
             self._costs_version, self._costs_phase = epoch, p
-            self._warmed = 0.0
+            self.warmed = 0.0
         return costs
 
     def memtable_full(self) -> bool:
@@ -314,7 +313,7 @@ class Simulation:
                     if d < t:
                         t, why = d, "backlog_empty"
             self._warming = warming_rate(self._costs, self.groups)
-            if self._warming > 0 and (d := max(0.0, WARM_STEP - self._warmed) / self._warming) < t:
+            if self._warming > 0 and (d := max(0.0, WARM_STEP - self.warmed) / self._warming) < t:
                 t, why = d, "warm"
         if (d := self.cursor.next_rate_change(now) - now) < t:
             t, why = d, "sine_rate"
@@ -468,8 +467,8 @@ class Simulation:
                 # leaves env.now unchanged: integrate the step itself, or the job never ends
                 elapsed = dt if timeout in fired else self.env.now - t0
             self._advance(elapsed)
-            self._warmed += self._warming * elapsed  # (a rebuild of the costs zeroes it)
-            self._warm_steps += self._warmed >= WARM_STEP * (1 - ROUND_EPS)
+            self.warmed += self._warming * elapsed  # (a rebuild of the costs zeroes it)
+            self.warm_steps += self.warmed >= WARM_STEP * (1 - ROUND_EPS)
             self._handle_events()
             limits.check(self.tree, self.jobs, self.capacity, self.cfg.machine.open_files_limit, self.obsolete)
             # events may coincide, but a run of steps that never moves the clock is a kernel bug

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import simpy
 
-from .foreground import credit_block_reads, latency_points, mean_service, scan_multipliers
+from ..tolerances import ROUND_EPS
+from .foreground import WARM_STEP, credit_block_reads, latency_points, mean_service, op_warming, scan_multipliers
 
 
 class OpDriver:
@@ -131,6 +132,10 @@ class OpDriver:
             c = sim.costs().of(op)
             sim.device.account(0.0, 0.0, c.reads, sim.cfg.lsm.block_size)
             credit_block_reads(sim.tree, c.run_blocks, 1.0)
+            sim.warmed += op_warming(sim.costs(), c.run_blocks)  # the fluid's warming_rate, one operation at a time
+            if sim.warmed >= WARM_STEP * (1 - ROUND_EPS):
+                sim.warm_steps += 1
+                sim.wake()  # the kernel solves the rates again on the warmer costs
             n.add_blocks(1.0, c, op)
         p = sim.phase
         if (op == "write" and sim.memtable_full()) or (p.operations is not None and sim.cursor.ops >= p.operations):
