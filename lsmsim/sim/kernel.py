@@ -286,6 +286,7 @@ class Simulation:
     def _horizon(self) -> tuple[float, str]:  # noqa: C901 (one candidate per kind of next event; a flat list reads best)
         now = self.env.now
         t, why = self.cfg.sim.max_time - now, "max_time"
+        self._warming = 0.0  # the caches warm only while a fluid phase reads (set below)
         for j in self.jobs:
             if j.rate > 0:
                 d = (1.0 - j.progress) / j.rate
