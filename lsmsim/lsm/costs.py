@@ -71,7 +71,8 @@ class CostTable:
     runs: int
     page_hit_ratio: float = 0.0  # steady-state page-cache hit ratio of block-cache misses
     # per run: how fast its hit ratio still rises per data-block read into it while its files warm (0 once warm);
-    # the kernel ends a step before the warm-up moves the hit ratio much (kernel._warm_horizon)
+    # the kernel rebuilds the costs once the warm-up has moved the served share by WARM_STEP (sim/foreground.py
+    # warming_rate)
     warming: np.ndarray | None = None
     long_scan_seek: OpCost | None = None  # a long scan's seek alone (length 0): the part its length does not scale
 

@@ -426,8 +426,14 @@ def warming_rate(costs: CostTable | None, groups: list[Group]) -> float:
             rb = costs.of(op).run_blocks if op != "write" else None
             if rb is not None and len(rb) == len(access):
                 access += g.rate * s * rb
+    return _served_rise(access, costs.warming)
+
+
+def _served_rise(access: np.ndarray, warming: np.ndarray) -> float:
+    """The rise of the served share for `access` data-block accesses per run: each run's hit ratio rises by
+    warming x its accesses, weighted by its share of them."""
     total = float(access.sum())
-    return float((access * access * costs.warming).sum()) / total if total > 0 else 0.0
+    return float((access * access * warming).sum()) / total if total > 0 else 0.0
 
 
 def credit_block_reads(tree, run_blocks, n_ops: float) -> None:
@@ -445,5 +451,4 @@ def op_warming(costs: CostTable, run_blocks) -> float:
     a mix of this operation alone): op mode counts it towards WARM_STEP as the fluid counts the rate."""
     if costs.warming is None or run_blocks is None or len(run_blocks) != len(costs.warming):
         return 0.0
-    total = float(run_blocks.sum())
-    return float((run_blocks * run_blocks * costs.warming).sum()) / total if total > 0 else 0.0
+    return _served_rise(run_blocks, costs.warming)
