@@ -709,3 +709,30 @@ def test_param_selector_recomputes_only_on_drift():
     assert sel.recomputations == 2
     sel.select(add_flushes(st, 1, 2 * MiB), Workload(w.r * 1.15, w.u, w.p))  # 3 -> 4 runs: +33 %
     assert sel.recomputations == 3
+
+
+def test_param_selector_averages_the_run_count_over_decisions():
+    """decisions = 10 (ArceKV's public code): a run count that swings by one flush does not re-select; its mean
+    over the decisions since the last search does, once it drifts past d; r, u, p still count at once."""
+    st6 = small_trees()[0]  # 6 runs
+    st7 = add_flushes(st6, 1, 1.0)  # 7 runs (+17 %), the same bytes to 1e-8
+    st9 = add_flushes(st6, 3, 1.0)
+    w = Workload.from_mix(0.33, 0.34, 0.33, PAPER)
+    instant = ParamSelector(PAPER, max_iter=20, M_limit=10)
+    averaged = ParamSelector(PAPER, max_iter=20, M_limit=10, decisions=10)
+    jump = ParamSelector(PAPER, max_iter=20, M_limit=10, decisions=10)
+    for sel in (instant, averaged, jump):
+        sel.select(st6, w)
+    for i in range(10):  # 7, 6, 7, ...: the mean of ten decisions is 6.5 (+8 %)
+        for sel in (instant, averaged):
+            sel.select(st7 if i % 2 == 0 else st6, w)
+        jump.select(st9, w)  # +50 %, but fewer than ten decisions until the tenth
+        assert jump.recomputations == (2 if i == 9 else 1)
+    assert instant.recomputations > 5 and averaged.recomputations == 1
+    seen = []
+    for _ in range(4):  # a trend: (65 + 7 k) / (10 + k) passes 6.6 at k = 3
+        averaged.select(st7, w)
+        seen.append(averaged.recomputations)
+    assert seen == [1, 1, 2, 2]
+    averaged.select(st7, Workload(w.r * 1.15, w.u, w.p))  # the workload re-selects at once
+    assert averaged.recomputations == 3

@@ -259,7 +259,13 @@ def needs_reselection(old, new, d: float = RESELECT_D, min_runs: int = 1) -> boo
 
 class ParamSelector:
     """Keeps (M, c, k) and recomputes it with ``find_best_params`` only on the first call and when the tree or
-    the workload drifted past ``d`` since the last computation (R20)."""
+    the workload drifted past ``d`` since the last computation (R20).
+
+    ``decisions`` > 1 watches the run count as ArceKV's public code does (``ArceCompactionController::
+    MaybeRefreshMc``, include/rocksdb/arce_dynamic_compaction.h): its mean over the compaction decisions since the
+    last search, compared from the ``decisions``-th decision on with the mean that triggered the last search. One
+    flush moves a small tree's run count past d, where the mean over ten decisions moves only with a trend (R20).
+    The total bytes and r, u, p are compared as they are at each decision, as the paper's text says."""
 
     def __init__(
         self,
@@ -268,24 +274,42 @@ class ParamSelector:
         max_iter: int = MAX_ITER_TIME,
         parallel: bool = True,
         min_runs: int = 1,
+        decisions: int = 1,
         **grid_kw,
     ):
         self.cost, self.d, self.max_iter, self.parallel, self.grid_kw = cost, d, max_iter, parallel, grid_kw
-        self.min_runs = min_runs
+        self.min_runs, self.decisions = min_runs, decisions
         self.key = None
         self.best: BestParams | None = None
         self.recomputations = 0
         self.last_grid_size = 0
+        self._runs_sum, self._runs_n = 0.0, 0  # run counts of the decisions since the last search
+
+    def _drifted(self, key: tuple) -> tuple[bool, tuple]:
+        """Whether ``key`` (with the run count averaged when ``decisions`` > 1) drifted from the last search's."""
+        if self.decisions <= 1:
+            return needs_reselection(self.key, key, self.d, self.min_runs), key
+        self._runs_sum += key[1]
+        self._runs_n += 1
+        mean = self._runs_sum / self._runs_n
+        watched = key[:1] + key[2:]
+        if needs_reselection(self.key[:1] + self.key[2:], watched, self.d):
+            return True, key[:1] + (mean,) + key[2:]
+        if self._runs_n >= self.decisions and needs_reselection((self.key[1],), (mean,), self.d, self.min_runs):
+            return True, key[:1] + (mean,) + key[2:]
+        return False, key
 
     def select(self, state: TreeState, workload: Workload) -> BestParams:
         key = selection_key(state, workload)
-        if self.best is None or needs_reselection(self.key, key, self.d, self.min_runs):
+        drifted, reference = (True, key) if self.best is None else self._drifted(key)
+        if drifted:
             Ms, Cs, Ks, obj = grid_objectives(
                 state, workload, self.cost, max_iter=self.max_iter, parallel=self.parallel, **self.grid_kw
             )
             j = int(np.argmin(obj))  # as find_best_params: ties go to the earlier tuple (R18)
             self.best = BestParams(float(Ms[j]), int(Cs[j]), float(Ks[j]), float(obj[j]))
-            self.key = key
+            self.key = reference
+            self._runs_sum, self._runs_n = 0.0, 0
             self.recomputations += 1
             self.last_grid_size = int(Ms.size)
         return self.best
