@@ -736,3 +736,7 @@ def test_param_selector_averages_the_run_count_over_decisions():
     assert seen == [1, 1, 2, 2]
     averaged.select(st7, Workload(w.r * 1.15, w.u, w.p))  # the workload re-selects at once
     assert averaged.recomputations == 3
+    sticky = ParamSelector(PAPER, max_iter=20, M_limit=10, decisions=10, min_runs=2)  # the hysteresis holds too
+    for _ in range(12):
+        sticky.select(st6 if sticky.best is None else st7, w)  # mean 7 against 6: +17 %, but one run
+    assert sticky.recomputations == 1

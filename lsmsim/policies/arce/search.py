@@ -291,12 +291,11 @@ class ParamSelector:
             return needs_reselection(self.key, key, self.d, self.min_runs), key
         self._runs_sum += key[1]
         self._runs_n += 1
-        mean = self._runs_sum / self._runs_n
-        watched = key[:1] + key[2:]
-        if needs_reselection(self.key[:1] + self.key[2:], watched, self.d):
-            return True, key[:1] + (mean,) + key[2:]
-        if self._runs_n >= self.decisions and needs_reselection((self.key[1],), (mean,), self.d, self.min_runs):
-            return True, key[:1] + (mean,) + key[2:]
+        averaged = key[:1] + (self._runs_sum / self._runs_n,) + key[2:]
+        if needs_reselection(self.key[:1] + self.key[2:], key[:1] + key[2:], self.d):
+            return True, averaged
+        if self._runs_n >= self.decisions and needs_reselection(self.key, averaged, self.d, self.min_runs):
+            return True, averaged
         return False, key
 
     def select(self, state: TreeState, workload: Workload) -> BestParams:
