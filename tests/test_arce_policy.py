@@ -175,3 +175,12 @@ def test_find_best_params_runs_as_background_cpu():
     # 100 us per iteration: each search takes seconds, so drift is looked at less often
     assert slow.summary["policy_reselections"] < paid.summary["policy_reselections"]
     assert slow.summary["cpu_util_search"] > paid.summary["cpu_util_search"]
+
+
+def test_public_code_read_weight_reaches_the_score_and_the_search():
+    """R29: the option is the weight the score and FindBestParams see (test_arce_scoring checks what it does)."""
+    phases = [_phase("J", 5000, 0.33, 0.33, 0.34)]
+    for w in (1.0, 0.5):
+        sim, _ = _sim(_cfg(phases, I_r="12us", I_w="15us", short_term_read_weight=w))
+        assert sim.policy.cost_params(sim.view).es_read_weight == w
+        assert sim.policy.selector.cost.es_read_weight == w

@@ -2,6 +2,7 @@
 Lemma 3.3, FindBestParams (Algorithm 1) and re-selection; numba kernels against the plain-Python references and
 hand-computed values. The readings R1-R26 are listed in docs/arce-readings.md."""
 
+import dataclasses
 import math
 import random
 
@@ -119,6 +120,7 @@ def random_cost(rng):
         phi=rng.choice([0.5, rng.random()]),
         p3_min_span=rng.choice([1, 1, 2]),
         flush_cost_per_update=rng.random() < 0.1,
+        es_read_weight=rng.choice([1.0, 1.0, 0.5, rng.uniform(0.1, 1.0)]),  # R29
     )
 
 
@@ -210,6 +212,26 @@ def test_score_eq9_to_11_by_hand():
     assert effectiveness(9, 4, 3, w, PAPER, pr, idle_workers=2) == pytest.approx(20 * 3636)
     assert effectiveness(9, 4, 3, w, PAPER, pr, idle_workers=0) == -math.inf
     assert effectiveness(9, 4, 3, w, PAPER, pr, saturated=True) == -math.inf
+
+
+def test_code_weight_halves_only_eq9_read_term_and_admits_twice_the_merge():
+    """R29: ArceKV's public code charges idx r / 2 for the reads during a compaction, the stall term in full."""
+    code = dataclasses.replace(PAPER, es_read_weight=0.5)
+    w = Workload(r=100.0, u=2048.0, p=100.0)
+    assert short_term_penalty(9, 4, w, code, 10, 6.0) == pytest.approx(4848 / 2 + 36864)
+    # with y = 10 runs removed and M = 5, the paper's score accepts t < 50 windows, the code's t < 100
+    pr = ArceParams(M=5.0, c=1000, k=6.0)
+    for t, paper_ok, code_ok in ((49, True, True), (51, False, True), (99, False, True), (101, False, False)):
+        assert (effectiveness(20, t, 10, w, PAPER, pr) > 0) is paper_ok
+        assert (effectiveness(20, t, 10, w, code, pr) > 0) is code_ok
+    # the kernels read the weight too: on a tree whose only merge takes ~70 windows, only the code's score starts it
+    st = tree([0, 11], [[], [1024 * MiB] * 11], num_levels=2)
+    wj = Workload.from_mix(1.0, 1.0, 1.0, PAPER)
+    tab = candidate_table(st, wj, PAPER, pr)
+    assert (tab["t"] > 5 * tab["y"]).all()  # no merge passes the paper's bar
+    assert 50 < tab["t"][tab["y"] == 10][0] < 100  # the whole level passes the code's
+    assert best_compaction(st, wj, PAPER, pr) is None
+    assert best_compaction(st, wj, code, pr).y == 10
 
 
 def test_amdahl_adjustment():

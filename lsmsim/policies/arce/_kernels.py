@@ -36,6 +36,7 @@ class ModelConsts(NamedTuple):
     g: float  # Amdahl speed-up (R14)
     F: float
     span: int  # smallest j - i of pattern 3 (R9)
+    es_w: float  # weight of Eq. 9's read term (R29)
 
 
 class MCK(NamedTuple):
@@ -120,7 +121,7 @@ def _effect_nb(s, t, y, P, K, idle_workers, sat_pen):
         m = s + t - c
         if m < 0:
             m = 0
-        es = Ir * t * (r + alpha * p) + u * k * m
+        es = P.es_w * Ir * t * (r + alpha * p) + u * k * m
     e = M * el - es
     if idle_workers <= 0:
         e = e - sat_pen
@@ -231,13 +232,13 @@ def _table_nb(counts, sizes, enum, cands, P, K, idle_workers, sat_pen):
 
 
 @njit(cache=True)
-def _probe_loses_nb(q, s, y, C, uk_max, uk_min, c_max, best_e, a_, b_, M, elc, g):
+def _probe_loses_nb(q, s, y, C, uk_max, uk_min, c_max, best_e, a_, b_, M, elc, els, g):
     """Whether a frontier point (q, y) scores below best_e (Eq. 11) for every c in [C, c_max] and k in
     [k_min, k_max]: E falls with t, which is least at c = C, k = k_max, and its stall term is least at c_max, k_min."""
     t = _raw_windows_nb(q, s, a_, b_, uk_max, C)
     if g != 1.0:
         t = max(1, np.int64(math.ceil(t / g - ROUND_EPS)))
-    ub = M * elc * y - elc * t - uk_min * max(0, s + t - c_max)
+    ub = M * elc * y - els * t - uk_min * max(0, s + t - c_max)
     return ub < best_e - REL_EPS * (abs(ub) + abs(best_e))
 
 
@@ -269,15 +270,16 @@ def _choose_nb(sizes, cnt, P, K, bx, ba, bi, fy, ft, probe_uk, probe_ukmin):  # 
     for i in range(L):
         n += cnt[i]
     elc = (r + alpha * p) * Ir
+    els = P.es_w * elc  # Eq. 9's read term per window (R29)
     if n < 2 or not elc > 0.0:
         return -1, 0, -1, 0.0, 0, 0.0, 0
     s = n
-    # upper bound of E at y with t >= 1: M elc y - elc - u k max(0, s + 1 - c); nothing can be > 0 if it fails
+    # upper bound of E at y with t >= 1: M elc y - els - u k max(0, s + 1 - c); nothing can be > 0 if it fails
     # at y = n - 1 (REL_EPS relative slack: far above rounding, so no candidate the full scan takes is skipped)
     st1 = s + 1 - c
     if st1 < 0:
         st1 = 0
-    pen1 = elc + u * k * st1
+    pen1 = els + u * k * st1
     probe = probe_uk >= 0.0
     hi = M * elc * (n - 1)
     if hi - pen1 <= -REL_EPS * (hi + pen1):
@@ -357,7 +359,7 @@ def _choose_nb(sizes, cnt, P, K, bx, ba, bi, fy, ft, probe_uk, probe_ukmin):  # 
                 mm = s + tl - c
                 if mm < 0:
                     mm = 0
-                pen = elc * tl + uk * mm
+                pen = els * tl + uk * mm
                 if hi - pen < best_e - REL_EPS * (hi + pen + best_e):
                     continue  # cannot beat best_e (or be > 0)
         traw = _raw_windows_nb(q, s, a_, b_, uk, c)
@@ -384,13 +386,13 @@ def _choose_nb(sizes, cnt, P, K, bx, ba, bi, fy, ft, probe_uk, probe_ukmin):  # 
             if j == best_j or s + ft[j] <= qm:
                 continue
             # the smallest C in [qm, s + t_j] from which point j cannot win: its E is at most
-            # M elc y - elc t(C, k_max), non-increasing in C (less stall term, more windows)
+            # M elc y - els t(C, k_max), non-increasing in C (less stall term, more windows)
             q = bx[fy[j]] / B * rw
             lo, hi_c = qm, s + ft[j]
-            if not _probe_loses_nb(q, s, fy[j], lo, probe_uk, probe_ukmin, c, best_e, a_, b_, M, elc, g):
+            if not _probe_loses_nb(q, s, fy[j], lo, probe_uk, probe_ukmin, c, best_e, a_, b_, M, elc, els, g):
                 while hi_c - lo > 1:
                     mid = (lo + hi_c) // 2
-                    if _probe_loses_nb(q, s, fy[j], mid, probe_uk, probe_ukmin, c, best_e, a_, b_, M, elc, g):
+                    if _probe_loses_nb(q, s, fy[j], mid, probe_uk, probe_ukmin, c, best_e, a_, b_, M, elc, els, g):
                         hi_c = mid
                     else:
                         lo = mid

@@ -4,7 +4,7 @@ They call _kernels.py's chooser and cost model; ``search.py`` is their Python AP
 plain-Python transcription the tests check them against. R-numbers refer to docs/arce-readings.md.
 """
 
-# numba cache: built on _kernels.py sha256 52b19e42cc35d683
+# numba cache: built on _kernels.py sha256 c02b1b1dde383296
 # (numba's cache does not see edits to _kernels.py; tests/test_architecture.py checks this line, and renewing it
 # after such an edit renews this file's cache.)
 

@@ -72,6 +72,8 @@ class CostParams:
     flush_cost_per_update  literal per-update reading of Eq. 3's flush term (R2)
     saturation_penalty  subtracted from every score when no worker is idle / resources are saturated (R15)
     compaction_block  time a compaction spends per block of input (Eq. 5's I_r + I_w); None: I_r + I_w (R21)
+    es_read_weight  weight of Eq. 9's read term I_r t (r + alpha p) in the score (1: the paper; 0.5: ArceKV's
+                    public code, R29)
     """
 
     I_r: float = 12.0
@@ -86,6 +88,7 @@ class CostParams:
     flush_cost_per_update: bool = False
     saturation_penalty: float = math.inf
     compaction_block: float | None = None
+    es_read_weight: float = 1.0
 
     def __post_init__(self):
         for name in ("I_r", "I_w", "F", "E", "B"):
@@ -102,6 +105,8 @@ class CostParams:
             raise ValueError(f"CostParams.p3_min_span must be 1 or 2, got {self.p3_min_span!r}")
         if not self.saturation_penalty >= 0:
             raise ValueError("CostParams.saturation_penalty must be >= 0")
+        if not (math.isfinite(self.es_read_weight) and self.es_read_weight > 0):
+            raise ValueError(f"CostParams.es_read_weight must be finite and > 0, got {self.es_read_weight!r}")
         cb = self.compaction_block
         if cb is not None and not (math.isfinite(cb) and cb > 0):
             raise ValueError(f"CostParams.compaction_block must be finite and > 0, got {self.compaction_block!r}")
@@ -197,6 +202,7 @@ def model_consts(workload: Workload, cost: CostParams) -> ModelConsts:
         float(cost.g),
         float(cost.F),
         int(cost.p3_min_span),
+        float(cost.es_read_weight),
     )
 
 

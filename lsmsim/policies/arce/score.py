@@ -39,11 +39,12 @@ _EMPTY_CANDS = np.empty((0, 4), dtype=np.int64)
 def short_term_penalty(
     s: int, t: int, workload: Workload, cost: CostParams, c: int, k: float, idle_workers: int = 1
 ) -> float:
-    """Eq. 9: E_s(s, t) = I_r t (r + alpha p) + u k max(0, s + t - c); 0 with >= 2 idle workers (R15)."""
+    """Eq. 9: E_s(s, t) = I_r t (r + alpha p) + u k max(0, s + t - c); 0 with >= 2 idle workers (R15). The read
+    term is weighted by ``cost.es_read_weight`` (1: the paper; R29)."""
     if idle_workers >= 2:
         return 0.0
     w = workload
-    return cost.I_r * t * (w.r + cost.alpha * w.p) + w.u * k * max(0, s + t - c)
+    return cost.es_read_weight * cost.I_r * t * (w.r + cost.alpha * w.p) + w.u * k * max(0, s + t - c)
 
 
 def long_term_benefit(y: int, workload: Workload, cost: CostParams) -> float:
