@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from lsmsim.errors import ConfigError, InvariantError
+from lsmsim.ssd import alloc as alloc_module
 from lsmsim.ssd import gc_theory as gt
-from lsmsim.ssd.alloc import DeviceFullError, ExtentAllocator
+from lsmsim.ssd.alloc import DeviceFullError, ExtentAllocator, WalkingAllocator
 from lsmsim.ssd.ftl import FTL, FTLConfig, ratio_to_spare_factor, spare_factor_to_ratio
 from tests.ftl_reference import FTLReference
 
@@ -421,6 +422,29 @@ def test_allocator_random_churn_keeps_invariants():
         free = al.free_extents
         assert all(s + n < t for (s, n), (t, _) in zip(free, free[1:]))  # sorted and coalesced
         assert sum(n for _, n in free) == al.free_pages == np.count_nonzero(owner == -1)
+
+
+@pytest.mark.parametrize("leaves", [1, 7, 64, 1 << 16])
+def test_allocator_max_tree_picks_the_extent_the_walk_picks(monkeypatch, leaves):
+    """Next-fit through the bucket max-tree hands out the same extents as the walk, with any bucket width."""
+    monkeypatch.setattr(alloc_module, "_LEAVES", leaves)
+    rng = np.random.default_rng(leaves)
+    total = 7919
+    fast, walk = ExtentAllocator(total), WalkingAllocator(total)
+    assert fast._width == -(-total // leaves)
+    live, fragmented = [], 0
+    for fid in range(4000):
+        n = int(rng.choice([1, 3, 20, 64, 150, 400]))
+        if fast.free_pages < n or rng.random() < 0.47 and live:
+            victim = live.pop(int(rng.integers(len(live))))
+            assert fast.free(victim) == walk.free(victim)
+            continue
+        fragmented += fast.largest_free_extent < n
+        assert fast.alloc(fid, n) == walk.alloc(fid, n)
+        live.append(fid)
+        assert fast.largest_free_extent == max((m for _, m in fast.free_extents), default=0)
+    assert fast.free_extents == walk.free_extents
+    assert fragmented > 0  # the fragmented path ran too
 
 
 def test_double_free_is_detected():
