@@ -193,7 +193,8 @@ class ExtentAllocator:
         if length > n:
             self._starts[j] = s + n
             self._lens[s + n] = length - n
-            self._touch(s + n)
+            if (s + n) // self._width != s // self._width:  # the rest starts in the next bucket
+                self._touch(s + n)
         else:
             del self._starts[j]
         self._touch(s)
