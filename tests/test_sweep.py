@@ -205,6 +205,23 @@ def test_sweep_runs_stores_and_resumes(tmp_path):
     assert loaded.point(one.id)["summary"]["write_amp"] == alone.summary["write_amp"]
 
 
+def test_a_cancelled_sweep_stops_and_resumes(tmp_path):
+    """`cancel` (what `lsmsim figures` sets when one of the sweeps it runs side by side fails or is interrupted)
+    stops a sweep: it raises, its workers go, no point is half-written, and the next run does every point."""
+    import threading
+
+    from lsmsim.errors import LsmsimError
+
+    f = write(tmp_path, spec(variants={"lev": {"policy": {"name": "leveled"}}}, seeds=[1, 2, 3]))
+    out, cancel = tmp_path / "res", threading.Event()
+    cancel.set()
+    with pytest.raises(LsmsimError, match="cancelled"):
+        run_sweep(load_sweep(f), out=out, jobs=1, progress=False, cancel=cancel)
+    assert not list((out / "points").glob("*/summary.json.tmp*"))
+    done = run_sweep(load_sweep(f), out=out, jobs=1, progress=False)
+    assert done.ran + done.skipped == 3 and done.ran >= 2 and (done.table.status == "ok").all()
+
+
 def test_a_failing_point_is_recorded_and_the_others_finish(tmp_path):
     f = write(
         tmp_path,

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import queue
 import textwrap
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..atomic import atomic_write
@@ -60,28 +64,68 @@ def make_figures(
 ) -> list[Path]:
     """Draw the registered figures (`only`: some ids). Each figure's sweep runs at `scale` (quick,
     default or paper; a sweep without that scale runs as it is) into <results>/<sweep>-<scale>/,
-    skipping finished points. Returns the files written."""
+    skipping finished points. Returns the files written.
+
+    Locally with several jobs, the sweeps run side by side, one worker each, `jobs` at a time: most sweeps have a
+    few points of unequal length, and one at a time left workers idle at each one's end (the quick scale's
+    figures: 499 s of worker time took 529 s on two workers). A figure is drawn once its sweep is done."""
     figs = all_figures()
     unknown = [i for i in only or [] if i not in figs]
     if unknown:
         raise LsmsimError(f"unknown figure {', '.join(unknown)}; available: {', '.join(figs)}")
     out = Path(out)
-    written = []
-    failed = []
+    sweeps: dict[Path, tuple] = {}  # the figures drawn from each sweep, in the registry's order
     for fid, spec in figs.items():
         if only and fid not in only:
             continue
         sw = _sweep_for(spec, scale)
         root = Path(results) / f"{sw.name}-{scale}"
-        log(f"{fid}: {spec.title} ({len(sw.points)} points -> {root}/)")
-        done = run_sweep(sw, out=root, jobs=jobs, executor=executor, scheduler=scheduler, progress=progress)
-        if done.failed:
-            failed.append(fid)
-            log(f"{fid}: {done.failed} point(s) failed (see {root}/failed/); figure not drawn")
-            continue
-        params = list(dict.fromkeys(k for p in sw.points for k in p.params))
-        written += draw(spec, SweepResults(root, done.table, params), out, scale)
-        log(f"{fid}: wrote {out}/{fid}.png, .pdf, .csv")
+        sweeps.setdefault(root, (sw, []))[1].append(spec)
+    workers = jobs or os.cpu_count() or 1
+    side_by_side = executor == "local" and workers > 1 and len(sweeps) > 1
+    cancel = threading.Event()
+    lines: queue.SimpleQueue[int] = queue.SimpleQueue()  # the progress bars' free lines, one per running sweep
+    for i in range(workers):
+        lines.put(i)
+
+    def run(root: Path, sw):
+        for spec in sweeps[root][1]:
+            log(f"{spec.id}: {spec.title} ({len(sw.points)} points -> {root}/)")
+        line = lines.get() if side_by_side else None
+        try:
+            return run_sweep(
+                sw,
+                out=root,
+                jobs=1 if side_by_side else jobs,
+                executor=executor,
+                scheduler=scheduler,
+                progress=progress,
+                cancel=cancel,
+                position=line,
+            )
+        finally:
+            if line is not None:
+                lines.put(line)
+
+    written: list[Path] = []
+    failed = []
+    pool = ThreadPoolExecutor(min(workers, len(sweeps))) if side_by_side else None
+    try:
+        runs = {root: pool.submit(run, root, sw) for root, (sw, _) in sweeps.items()} if pool else {}
+        for root, (sw, specs) in sweeps.items():
+            done = runs[root].result() if pool else run(root, sw)
+            if done.failed:
+                failed += [s.id for s in specs]
+                log(f"{', '.join(s.id for s in specs)}: {done.failed} point(s) failed (see {root}/failed/); not drawn")
+                continue
+            params = list(dict.fromkeys(k for p in sw.points for k in p.params))
+            for spec in specs:
+                written += draw(spec, SweepResults(root, done.table, params), out, scale)
+                log(f"{spec.id}: wrote {out}/{spec.id}.png, .pdf, .csv")
+    finally:
+        cancel.set()  # on an error or Ctrl-C: the other sweeps stop too (their finished points stay)
+        if pool:
+            pool.shutdown(wait=True, cancel_futures=True)
     if failed:
         raise LsmsimError(f"figures not drawn because points failed: {', '.join(failed)}")
     return written

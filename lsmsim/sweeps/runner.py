@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..errors import LsmsimError
 from .executors import Outcome, make_executor
 from .spec import Sweep
 from .store import Store
@@ -46,17 +47,21 @@ def run_sweep(
     scheduler: str | None = None,
     progress: bool = True,
     retry_failed: bool = True,
+    cancel=None,
+    position: int | None = None,
 ) -> SweepRun:
-    """Run the points of `sweep` not finished yet into `out` (default results/<name>)."""
+    """Run the points of `sweep` not finished yet into `out` (default results/<name>). `cancel` (a threading.Event)
+    stops the run, its workers and the points they run, within half a second of being set (finished points stay).
+    `position`: the progress bar's line, when several sweeps run at once."""
     store = Store(out or default_out(sweep))
     lock = store.lock()
     try:
-        return _run(sweep, store, jobs, executor, scheduler, progress, retry_failed)
+        return _run(sweep, store, jobs, executor, scheduler, progress, retry_failed, cancel, position)
     finally:
         lock.close()
 
 
-def _run(sweep, store, jobs, executor, scheduler, progress, retry_failed) -> SweepRun:
+def _run(sweep, store, jobs, executor, scheduler, progress, retry_failed, cancel=None, position=None) -> SweepRun:
     from tqdm.auto import tqdm
 
     store.clean_partial()
@@ -68,7 +73,14 @@ def _run(sweep, store, jobs, executor, scheduler, progress, retry_failed) -> Swe
         todo = [p for p in todo if p.id not in failed_before]
     skipped = len(sweep.points) - len(todo)
     bar = tqdm(
-        total=len(sweep.points), initial=skipped, disable=not progress, unit="pt", desc=sweep.name, dynamic_ncols=True
+        total=len(sweep.points),
+        initial=skipped,
+        disable=not progress,
+        unit="pt",
+        desc=sweep.name,
+        dynamic_ncols=True,
+        position=position,
+        leave=position is None,
     )
     failed = 0
     ran = 0
@@ -81,6 +93,8 @@ def _run(sweep, store, jobs, executor, scheduler, progress, retry_failed) -> Swe
             ex.start()
             pending = {ex.submit(p.config_dict, str(markers) if markers else None, p.id): p for p in todo}
             while pending:
+                if cancel is not None and cancel.is_set():
+                    raise LsmsimError(f"{sweep.name}: cancelled")
                 finished = ex.wait(pending, timeout=0.5)
                 broken = False
                 for fut in finished:
