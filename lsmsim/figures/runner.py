@@ -66,9 +66,10 @@ def make_figures(
     default or paper; a sweep without that scale runs as it is) into <results>/<sweep>-<scale>/,
     skipping finished points. Returns the files written.
 
-    Locally with several jobs, the sweeps run side by side, one worker each, `jobs` at a time: most sweeps have a
-    few points of unequal length, and one at a time left workers idle at each one's end (the quick scale's
-    figures: 499 s of worker time took 529 s on two workers). A figure is drawn once its sweep is done."""
+    Locally with several jobs, the sweeps run side by side, up to `jobs` at a time with the workers split between
+    them: most sweeps have a few points of unequal length, and one at a time left workers idle at each one's end
+    (the quick scale's figures: 499 s of worker time took 529 s on two workers). A figure is drawn once its sweep
+    is done."""
     figs = all_figures()
     unknown = [i for i in only or [] if i not in figs]
     if unknown:
@@ -83,6 +84,7 @@ def make_figures(
         sweeps.setdefault(root, (sw, []))[1].append(spec)
     workers = jobs or os.cpu_count() or 1
     side_by_side = executor == "local" and workers > 1 and len(sweeps) > 1
+    at_once = min(workers, len(sweeps))
     cancel = threading.Event()
     lines: queue.SimpleQueue[int] = queue.SimpleQueue()  # the progress bars' free lines, one per running sweep
     for i in range(workers):
@@ -96,7 +98,7 @@ def make_figures(
             return run_sweep(
                 sw,
                 out=root,
-                jobs=1 if side_by_side else jobs,
+                jobs=workers // at_once if side_by_side else jobs,
                 executor=executor,
                 scheduler=scheduler,
                 progress=progress,
@@ -109,7 +111,7 @@ def make_figures(
 
     written: list[Path] = []
     failed = []
-    pool = ThreadPoolExecutor(min(workers, len(sweeps))) if side_by_side else None
+    pool = ThreadPoolExecutor(at_once) if side_by_side else None
     try:
         runs = {root: pool.submit(run, root, sw) for root, (sw, _) in sweeps.items()} if pool else {}
         for root, (sw, specs) in sweeps.items():
