@@ -33,7 +33,7 @@ def run(num: int, written: int, dense: bool, batch: int) -> tuple[int, float, in
         n = min(batch, written - start)
         keys = rng.integers(0, num, n).astype(np.uint64)
         again = rng.random(n) < 0.1
-        keys[again] = warm[: int(again.sum())] if again.sum() <= warm.size else keys[again]
+        keys[again] = rng.choice(warm, int(again.sum()))  # overwrites of keys already live
         tombs = (rng.random(n) < 0.05).astype(np.uint8)
         t0 = time.perf_counter()
         store.write(keys, tombs)
