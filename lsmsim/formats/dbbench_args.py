@@ -249,10 +249,16 @@ def _mixgraph(p: dict, w: _Flags, written: float, unsupported: list) -> dict:
     ratios = g["mix_get_ratio"], g["mix_put_ratio"], g["mix_seek_ratio"]
     get, put, seek = mixgraph.query_shares(*ratios, num=w.num)
     bands = mixgraph.query_bands(*ratios)
-    mix = {k: v * get for k, v in _found(written).items()}
+    ranges = [g[f"keyrange_dist_{x}"] for x in "abcd"]
+    reach = mixgraph.key_space_share(g["key_dist_a"], g["key_dist_b"], any(ranges))
+    if reach < 1:
+        p["found_reach"] = reach
+    found = _found(written)
+    mix = {"get": get * reach * found.get("get", 0.0)}
+    mix["get_empty"] = get - mix["get"]
+    mix = {k: v for k, v in mix.items() if v > 0}
     mix["insert"] = put
     keys = {"distribution": "mixgraph", "key_dist_a": g["key_dist_a"], "key_dist_b": g["key_dist_b"]}
-    ranges = [g[f"keyrange_dist_{x}"] for x in "abcd"]
     if any(ranges):
         if g["key_dist_a"] == 0 or g["key_dist_b"] == 0:
             unsupported.append(("--keyrange_dist_*", "db_bench ignores the key ranges without --key_dist_a/b: uniform"))
@@ -293,7 +299,7 @@ def _phases(f: dict[str, str], num: int, unsupported: list) -> list[dict]:
     A Get finds its key with the chance that the writes before it wrote it (uniform keys with replacement:
     1 - exp(-writes / num); fillseq writes them all); after writes that ran for a `--duration`, or in a benchmark that
     writes uniform keys itself (readrandomwriterandom, readwhilewriting, updaterandom), with the share of the keys
-    live as its phase runs (`found: live`)."""
+    live as its phase runs (`found: live`). mixgraph's power-model keys reach half the key space (`found_reach`)."""
     w = _workload_flags(f, num)
     written = 0.0  # uniform writes so far, in units of num
     unknown = False  # whether a write phase ran for a --duration (its writes unknown until simulated)
@@ -306,8 +312,8 @@ def _phases(f: dict[str, str], num: int, unsupported: list) -> list[dict]:
             continue
         p, ops = made
         mix = p.get("mix", {})
-        if (mix.get("get", 0) or mix.get("get_empty", 0)) and bench != "mixgraph":  # mixgraph's keys are not uniform
-            if (unknown and w.duration > 0) or mix.get("insert", 0) or mix.get("update", 0):
+        if mix.get("get", 0) or mix.get("get_empty", 0):
+            if (unknown and w.duration > 0) or (bench != "mixgraph" and (mix.get("insert", 0) or mix.get("update", 0))):
                 p["found"] = "live"  # the writes before ran for a time, or the phase's own make keys live as it runs
         if w.duration > 0:
             p["duration"] = float(w.duration)

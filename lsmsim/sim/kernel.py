@@ -53,7 +53,7 @@ from .foreground import (
 from .jobs import Job, job_flow
 from .limits import LimitReached
 from .oplevel import OpDriver
-from .phases import PhaseCursor, live_share
+from .phases import PhaseCursor, found_share
 from .rate_limiter import limit_background
 from .recorder import Recorder
 from .versions import ObsoleteFiles
@@ -148,7 +148,7 @@ class Simulation:
             return
         w = self.cfg.workload
         if p.found == "live":  # a uniform key of the key space is found as often as the keys are live now
-            p = self.cursor.phase = p.found_in(live_share(self.live, w.num))  # costs read it too
+            p = self.cursor.phase = p.found_in(found_share(self.live, w.num, p))  # costs read it too
         self.writes = WriteStream(p, w.num, w.value_size, int(self.cfg.lsm.entries_per_sample), self.rng, self.cfg.seed)
         self.hot_fraction = self.writes.sampler.hot_fraction
         self.caches = Caches(self.hot_fraction)

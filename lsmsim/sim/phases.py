@@ -16,6 +16,11 @@ def live_share(live, num: int) -> float:
     return min(1.0, live.count * live.eps / num)
 
 
+def found_share(live, num: int, phase) -> float:
+    """A Get's chance to find its key under `found: live`: the live share of the keys its `found_reach` reaches."""
+    return phase.found_reach * live_share(live, num)
+
+
 class PhaseCursor:
     """Steps through the resolved phases; `phase` is None before the first and after the last."""
 
@@ -46,9 +51,10 @@ class PhaseCursor:
         found 79% of its keys over 5 s that started at 63%: its reads of uniform `rand % num`, db_bench.cc
         ReadRandomWriteRandom). Re-split the phase's and the `groups`' Gets when the share of `live` (LiveKeys) keys
         moved by FOUND_STEP; True when it did (costs and op-mode clients read the new split)."""
-        p, share = self.phase, live_share(live, num)
+        p = self.phase
         if p is None or p.found != "live" or not p.mix.writes() or (gets := p.mix.get + p.mix.get_empty) <= 0:
             return False
+        share = found_share(live, num, p)
         if abs(share - p.mix.get / gets) < FOUND_STEP:
             return False
         self.phase = p.found_in(share)
@@ -66,9 +72,9 @@ class PhaseCursor:
         if p is None or p.found != "live" or not (p.mix.get + p.mix.get_empty) or not p.mix.writes():
             return math.inf
         share = live_share(live, num)
-        gets = p.mix.get / (p.mix.get + p.mix.get_empty)
+        gets = p.mix.get / (p.mix.get + p.mix.get_empty) / p.found_reach  # the live share the split stands for
         # at least one sample's writes: the live count moves by whole samples, and a shorter step would move nothing
-        return max(float(live.eps), (gets + FOUND_STEP - share) * num / max(1.0 - share, 1e-9))
+        return max(float(live.eps), (gets + FOUND_STEP / p.found_reach - share) * num / max(1.0 - share, 1e-9))
 
     @property
     def measuring(self) -> bool:

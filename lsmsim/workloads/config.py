@@ -221,6 +221,15 @@ class PhaseConfig(Section):
         "phase's own writes make more of them live; db_bench's reads after a --duration fill, whose writes no one "
         "knows in advance, and its readrandomwriterandom and readwhilewriting).",
     )
+    found_reach: float = Field(
+        1.0,
+        gt=0,
+        le=1,
+        description="With found: live, the share of the Gets' keys that lie among the key space's num keys (each "
+        "found as often as the keys are live); the rest are never found. db_bench's mixgraph with key_dist_a/b and no "
+        "key ranges: 0.5 (it casts the key's hash to int64 before % num, so half its keys are negative, outside the "
+        "keys any fill wrote: tools/db_bench_tool.cc, Benchmark::MixGraph).",
+    )
     measure: bool = Field(True, description="Count this phase in throughput and latency (false for loads).")
     flush: bool = Field(
         False,
@@ -258,7 +267,7 @@ class PhaseConfig(Section):
         return self
 
     def found_in(self, share: float) -> PhaseConfig:
-        """This phase with its Gets split by `share` found (`found: live`)."""
+        """This phase with its Gets split by `share` found (`found: live`; `share` already times found_reach)."""
         g = self.mix.get + self.mix.get_empty
         mix = self.mix.model_copy(update={"get": g * share, "get_empty": g * (1.0 - share)})
         return self.model_copy(update={"mix": mix})

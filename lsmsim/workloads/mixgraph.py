@@ -59,6 +59,16 @@ def mixgraph_keys(ini, num, a, b, starts, size, rand_max, out):
         out[i] = np.uint64(size) * np.uint64(lo) + splitmix(_seed(u, a, b)) % np.uint64(size)
 
 
+def key_space_share(a: float, b: float, ranges: bool) -> float:
+    """The share of MixGraph's keys inside [0, num). With the power model alone, db_bench takes the key as
+    `static_cast<int64_t>(rand.Next()) % FLAGS_num` (tools/db_bench_tool.cc, Benchmark::MixGraph, RocksDB 7.8.3): the
+    hash's top bit makes half the keys negative, and GenerateKeyFromInt writes them as 2^64 + key, past every key a
+    fill wrote, so only MixGraph's own Puts ever write them. DistGetKeyID's `rand_key.Next() % keyrange_size_` (key
+    ranges) and GetRandomKey (a or b zero) stay unsigned. lsmsim draws the hashed keys in [0, num) and counts the
+    negative half as never found (`found_reach`); their Puts' and Seeks' own region is not modelled."""
+    return 0.5 if a != 0 and b != 0 and not ranges else 1.0
+
+
 def key_ranges(num: int, keyrange_num: int, a: float, b: float, c: float, d: float) -> tuple[np.ndarray, int, int]:
     """GenerateTwoTermExpKeys::InitiateExpDistribution: each range's share of the draws in integer units (the
     coldest range gets at least one), shuffled; returns the shuffled ranges' units, the units' total and the range
