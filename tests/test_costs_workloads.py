@@ -34,6 +34,24 @@ def _costs(tree, **lsm):
     return build_costs(tree, LsmConfig(**lsm), CpuCostConfig(), lambda f: f, scan_length=100, short_scan_length=5)
 
 
+def test_empty_gets_past_every_runs_keys_walk_the_memtables_only():
+    """`beyond`: an empty get whose key lies past every run's largest key is skipped at each run's fence
+    (FilePicker::GetNextFile), so without filters it reads no block; a share of them costs that share less."""
+    many = tree_with({1: [[(0, 10**6, 1000)]] * 5})
+    for bits in (0, 10):
+        within, half, past = (
+            build_costs(many, LsmConfig(bloom_bits_per_key=bits), CpuCostConfig(), lambda f: f, 100, 5, beyond=b)
+            for b in (0.0, 0.5, 1.0)
+        )
+        assert within.get_empty.reads > 0 and past.get_empty.reads == 0
+        assert half.get_empty.reads == pytest.approx(within.get_empty.reads / 2)
+        assert past.get_empty.cpu < half.get_empty.cpu < within.get_empty.cpu
+        assert past.get.cpu == within.get.cpu  # found gets are not past the keys
+    one = tree_with({1: [[(0, 10**6, 5000)]]})
+    alone = build_costs(one, LsmConfig(bloom_bits_per_key=10), CpuCostConfig(), lambda f: f, 100, 5, beyond=1.0)
+    assert alone.get_empty.cpu == pytest.approx(past.get_empty.cpu)  # however many runs there are
+
+
 def test_more_runs_cost_more_for_empty_gets_and_scans():
     one = tree_with({1: [[(0, 10**6, 5000)]]})
     many = tree_with({1: [[(0, 10**6, 1000)]] * 5})

@@ -147,6 +147,7 @@ def build_costs(
     get_last_level: bool = False,
     memtable_entries: float = 0.0,
     active_entries: float | None = None,
+    beyond: float = 0.0,
 ) -> CostTable:
     """Evaluate every operation's cost on the current tree (called when the tree changes).
 
@@ -157,7 +158,10 @@ def build_costs(
     level, §4.2): one index probe answers for all of them, without false positives, and a scan
     visits only those holding its keys. `memtable_entries`: the entries a full memtable holds, `active_entries`
     the active memtable's now when the phase does not write (None: it fills as the phase writes); they price the
-    skiplist walks of `cpu.memtable_search`."""
+    skiplist walks of `cpu.memtable_search`. `beyond`: the share of the empty gets whose keys lie past every run's
+    largest key (db_bench mixgraph's negative keys, `found_reach`): RocksDB skips each run on its fence without a
+    filter or a block (db/version_set.cc, FilePicker::GetNextFile: a key above a file's largest), so they walk the
+    memtables only."""
     caches = hot_fraction if isinstance(hot_fraction, cache.Caches) else cache.Caches(hot_fraction)
     stats = run_stats(tree)
     n = len(stats)
@@ -186,15 +190,15 @@ def build_costs(
     active_walk = walk(None) if active_entries is None else walk(active_entries)
     memtables = active_walk + len(tree.immutables) * walk(memtable_entries)
 
-    # empty get: every run's filter, false positives read a block
+    # empty get: every run's filter, false positives read a block (but none past every run's keys: `beyond`)
+    within = 1.0 - beyond
     work["get_empty"] = (
         memtables
         + cpu.get_base
-        + n_probed * cpu.filter_probe
-        + float(fprs.sum()) * (cpu.index_search + cpu.block_decode),
-        fprs.copy(),
+        + within * (n_probed * cpu.filter_probe + float(fprs.sum()) * (cpu.index_search + cpu.block_decode)),
+        within * fprs,
     )
-    meta["get_empty"] = ((~indexed).astype(float), fprs.copy())
+    meta["get_empty"] = (within * (~indexed).astype(float), within * fprs)
     # existing get: found in run j with probability found_j (its share, or of the last level's), runs before it
     # are false positives
     found = share

@@ -53,7 +53,7 @@ from .foreground import (
 from .jobs import Job, job_flow
 from .limits import LimitReached
 from .oplevel import OpDriver
-from .phases import PhaseCursor, found_share
+from .phases import PhaseCursor, beyond_share, found_share
 from .rate_limiter import limit_background
 from .recorder import Recorder
 from .versions import ObsoleteFiles
@@ -212,6 +212,7 @@ class Simulation:
                 get_last_level=p.get_from == "last_level",
                 memtable_entries=self.cfg.lsm.write_buffer_size / self._memtable_bytes_per_write(),
                 active_entries=None if p.mix.writes() > 0 else self.tree.memtable.entries,
+                beyond=beyond_share(p),
             )
             self._costs_version, self._costs_phase = epoch, p
             self.warmed = 0.0

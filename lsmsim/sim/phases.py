@@ -21,6 +21,13 @@ def found_share(live, num: int, phase) -> float:
     return phase.found_reach * live_share(live, num)
 
 
+def beyond_share(phase) -> float:
+    """The share of a phase's empty Gets whose keys lie outside the key space's num keys, past every key written
+    before it (`found_reach` < 1): (1 - reach) of all its Gets, none of them found."""
+    g, empty = phase.mix.get + phase.mix.get_empty, phase.mix.get_empty
+    return min(1.0, (1.0 - phase.found_reach) * g / empty) if empty > 0 else 0.0
+
+
 class PhaseCursor:
     """Steps through the resolved phases; `phase` is None before the first and after the last."""
 

@@ -225,10 +225,12 @@ class PhaseConfig(Section):
         1.0,
         gt=0,
         le=1,
-        description="With found: live, the share of the Gets' keys that lie among the key space's num keys (each "
-        "found as often as the keys are live); the rest are never found. db_bench's mixgraph with key_dist_a/b and no "
-        "key ranges: 0.5 (it casts the key's hash to int64 before % num, so half its keys are negative, outside the "
-        "keys any fill wrote: tools/db_bench_tool.cc, Benchmark::MixGraph).",
+        description="The share of the Gets' keys that lie among the key space's num keys; the rest lie past every key "
+        "written before the phase, are never found, and cost the memtables' walk only (RocksDB skips each file on its "
+        "largest key). With found: live, the keys within are found as often as the keys are live; with found: mix, "
+        "the mix's get_empty holds the rest. db_bench's mixgraph with key_dist_a/b and no key ranges: 0.5 (it casts "
+        "the key's hash to int64 before % num, so half its keys are negative: tools/db_bench_tool.cc, "
+        "Benchmark::MixGraph).",
     )
     measure: bool = Field(True, description="Count this phase in throughput and latency (false for loads).")
     flush: bool = Field(
