@@ -174,17 +174,22 @@ def test_found_reach_scales_the_live_split():
 @pytest.mark.skipif(shutil.which("db_bench") is None, reason="db_bench (rocksdb-tools) not installed")
 def test_db_bench_mixgraph_finds_the_share_of_keys_lsmsim_models(tmp_path):
     """db_bench counts the Gets that found their key. With the power model alone it finds half the live share
-    (0.323 of 37,988 Gets on this line, where one fill of num keys leaves 0.632 live): lsmsim's split must sit at or
-    below it (a Put of a negative key makes it findable later, which lsmsim leaves out: +0.007 here), within 0.02.
-    Before found_reach lsmsim modelled 0.632."""
-    out = subprocess.run(
-        ["db_bench", f"--db={tmp_path / 'db'}", *FOUND_LINE.split()], capture_output=True, text=True, check=True
-    ).stdout
-    m = re.search(r"Gets:(\d+) Puts:\d+ Seek:0, reads (\d+) in (\d+) found", out)
-    assert m and m.group(1) == m.group(3), out[-2000:]
-    measured = int(m.group(2)) / int(m.group(3))
+    (0.318-0.327 over runs of this line, where one fill of num keys leaves 0.632 live). Three runs with their own
+    seeds give db_bench's spread: lsmsim's split must sit within it, widened below by 0.02 (a Put of a negative key
+    makes it findable later, which lsmsim leaves out: about +0.007) and above by 4 sampling errors. Before
+    found_reach lsmsim modelled 0.632."""
+    found = []
+    for seed in (1, 2, 3):
+        db = tmp_path / f"db{seed}"
+        args = ["db_bench", f"--db={db}", f"--seed={seed}", *FOUND_LINE.split()]
+        out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+        m = re.search(r"Gets:(\d+) Puts:\d+ Seek:0, reads (\d+) in (\d+) found", out)
+        assert m and m.group(1) == m.group(3), out[-2000:]
+        found.append((int(m.group(2)) / int(m.group(3)), int(m.group(3))))
     modelled = _gets_found(dbbench_config(FOUND_LINE)[0])
-    assert modelled - 4 * math.sqrt(modelled * (1 - modelled) / int(m.group(3))) <= measured <= modelled + 0.02
+    lo, hi = min(f for f, _ in found), max(f for f, _ in found)
+    err = max(math.sqrt(f * (1 - f) / n) for f, n in found)
+    assert lo - 0.02 <= modelled <= hi + 4 * err, (modelled, found)
 
 
 RECORDS = sorted((Path(__file__).resolve().parents[1] / "benchmarks" / "validation" / "hosts").glob("*-mixgraph.json"))
