@@ -38,6 +38,7 @@ def lower_bound_s(cfg, phase) -> float | None:
     shares = {k: getattr(m, k) for k in ("insert", "update", "delete", "get", "get_empty", "short_scan", "long_scan")}
     total = sum(shares.values())
     per_op = sum(v / total * _op_cpu(cfg, k) for k, v in shares.items() if v)
+    per_op += cfg.machine.cpu.mixgraph_key if phase.key_draw == "mixgraph" else 0.0  # the client's own draw
     clients = min(phase.writers.threads, cfg.machine.cores or phase.writers.threads)
     return phase.operations * per_op / clients
 

@@ -123,3 +123,11 @@ class CpuCostConfig(Section):
         "measures the miss at 4 and 16 KiB blocks (validation/block_reads.py). 0: a miss costs block_read at any "
         "block size.",
     )
+    mixgraph_key: Duration = Field(
+        0.0,
+        description="The client's own CPU per operation of a phase with `key_draw: mixgraph`: db_bench mixgraph's "
+        "power-model key, a pow() and a std::mt19937_64 seeded per operation for one draw (tools/db_bench_tool.cc, "
+        "Benchmark::MixGraph; util/random.h, Random64). `lsmsim calibrate` measures it as mixgraph's Gets on an "
+        "empty DB with power-model keys less with uniform ones (validation/client_cost.py): 2.7-3.7 us on the Xeon "
+        "host. 0: not measured.",
+    )

@@ -259,6 +259,8 @@ def _mixgraph(p: dict, w: _Flags, written: float, unsupported: list) -> dict:
     mix = {k: v for k, v in mix.items() if v > 0}
     mix["insert"] = put
     keys = {"distribution": "mixgraph", "key_dist_a": g["key_dist_a"], "key_dist_b": g["key_dist_b"]}
+    if g["key_dist_a"] != 0 and g["key_dist_b"] != 0:  # a Random64 seeded per key (machine.cpu.mixgraph_key)
+        p["key_draw"] = "mixgraph"
     if any(ranges):
         if g["key_dist_a"] == 0 or g["key_dist_b"] == 0:
             unsupported.append(("--keyrange_dist_*", "db_bench ignores the key ranges without --key_dist_a/b: uniform"))

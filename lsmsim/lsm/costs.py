@@ -75,9 +75,15 @@ class CostTable:
     # warming_rate)
     warming: np.ndarray | None = None
     long_scan_seek: OpCost | None = None  # a long scan's seek alone (length 0): the part its length does not scale
+    client: float = 0.0  # of every operation's CPU, the client's own (`build_costs`' client): not RocksDB's work
 
     def of(self, op: str) -> OpCost:
         return getattr(self, op)
+
+    @property
+    def engine_write(self) -> float:
+        """A write's CPU in RocksDB, without the client's."""
+        return self.write.cpu - self.client
 
 
 def run_stats(tree):
@@ -148,6 +154,7 @@ def build_costs(
     memtable_entries: float = 0.0,
     active_entries: float | None = None,
     beyond: float = 0.0,
+    client: float = 0.0,
 ) -> CostTable:
     """Evaluate every operation's cost on the current tree (called when the tree changes).
 
@@ -161,7 +168,8 @@ def build_costs(
     skiplist walks of `cpu.memtable_search`. `beyond`: the share of the empty gets whose keys lie past every run's
     largest key (db_bench mixgraph's negative keys, `found_reach`): RocksDB skips each run on its fence without a
     filter or a block (db/version_set.cc, FilePicker::GetNextFile: a key above a file's largest), so they walk the
-    memtables only."""
+    memtables only. `client`: the client's own CPU per operation (cpu.mixgraph_key under `key_draw: mixgraph`), on
+    every operation."""
     caches = hot_fraction if isinstance(hot_fraction, cache.Caches) else cache.Caches(hot_fraction)
     stats = run_stats(tree)
     n = len(stats)
@@ -316,7 +324,7 @@ def build_costs(
             ios += float((loads * meta_dev_miss).sum())
             extra = float((loads * meta_dev_miss * np.maximum(load_pages - 1.0, 0.0)).sum())
         return OpCost(
-            cpu_s + float(bc_misses.sum()) * block_read,
+            cpu_s + client + float(bc_misses.sum()) * block_read,
             pages,
             ios,
             blocks,
@@ -330,6 +338,7 @@ def build_costs(
     wcpu = (cpu.memtable_insert_sequential if sequential_writes else cpu.memtable_insert + walk(None)) + wal_cpu(
         cpu, lsm
     )
+    wcpu += client
     total_access = float(access.sum())
     h = float((access * hb).sum()) / total_access if total_access > 0 else 0.0
     h_either = float((access * either).sum()) / total_access if total_access > 0 else 0.0
@@ -344,4 +353,5 @@ def build_costs(
         runs=n,
         page_hit_ratio=(h_either - h) / (1.0 - h) if h < 1.0 else 0.0,
         warming=warming,
+        client=client,
     )

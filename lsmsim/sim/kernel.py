@@ -213,6 +213,7 @@ class Simulation:
                 memtable_entries=self.cfg.lsm.write_buffer_size / self._memtable_bytes_per_write(),
                 active_entries=None if p.mix.writes() > 0 else self.tree.memtable.entries,
                 beyond=beyond_share(p),
+                client=self.cfg.machine.cpu.mixgraph_key if p.key_draw == "mixgraph" else 0.0,
             )
             self._costs_version, self._costs_phase = epoch, p
             self.warmed = 0.0
@@ -249,7 +250,7 @@ class Simulation:
                 g.target = self.cursor.rate_cap(self.env.now) if g.name == "clients" else g.target
                 flows.append(group_flow(g, costs, dev, lsm.block_size, limit, wb, self.io_rank["foreground"], m, sync))
             # one write thread: concurrent writers do not add up, and with WAL syncs they pass a group per sync
-            serialize_writes(groups, max(m.cpu.write_serial, group_commit(groups, sync, costs.of("write").cpu)))
+            serialize_writes(groups, max(m.cpu.write_serial, group_commit(groups, sync, costs.engine_write)))
             # the OS writes WAL pages back as it writes a flush's: the same writeback, at the flushes' priority
             if (writeback := self.wal.flow(dev, wb, self.io_rank["flush"])) is not None:
                 flows.append(writeback)

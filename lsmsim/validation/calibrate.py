@@ -20,7 +20,8 @@ Every run is db_bench with --statistics and no compression, on this host, one th
    4-64 MiB memtables memtable_miss and memtable_cache, the walk's visits beyond what the CPU keeps close
    (memtable_fit.py). A block-cache miss is measured apart, before the fit, which keeps it: readrandom at an 8 and
    a 64 MiB block cache, 4 and 16 KiB blocks, its thread's CPU per Get (block_reads.py: block_read and
-   block_read_per_byte).
+   block_read_per_byte). So is db_bench mixgraph's own draw of a power-model key: its Gets on an empty DB with
+   power-model keys less with uniform ones (client_cost.py: mixgraph_key).
 4. The disk: fillrandom with --sync=1 gives the WAL's sync latency (`measure_sync`), which is the disk's
    (device.sync_latency), and the compactions' wait beyond their CPU per byte they write gives its sync bandwidth
    (device.sync_bandwidth, from the LOG of section 2's runs): both go to a device preset of the host's name
@@ -51,6 +52,7 @@ from scipy.optimize import nnls
 from ..cpu_config import CpuCostConfig
 from ..preset_files import PRESET_ROOT, host_facts, host_preset_name
 from .block_reads import fit_block_read, measure_block_reads, miss_costs
+from .client_cost import fit_mixgraph_key, key_draw_costs, measure_mixgraph_key
 from .contention import _say, fit_write_wait, measure_interference, measure_sync, mixed_speed_up, sync_latency
 from .dbbench import DbBenchRun, run_db_bench
 from .host_disk import compaction_sync_bandwidth, device_path, device_preset_text
@@ -82,6 +84,7 @@ class Measurements:
     )  # readrandomwriterandom from 1 and 2 threads (mixed_speed_up)
     big_memtable: list[dict] = field(default_factory=list)  # fillrandom without the WAL at 4-64 MiB (memtable_miss)
     block_reads: list[dict] = field(default_factory=list)  # readrandom at 8 and 64 MiB caches (block_reads.py)
+    mixgraph_keys: list[dict] = field(default_factory=list)  # mixgraph's Gets on an empty DB (client_cost.py)
     seconds: float = 0.0  # wall time of the db_bench runs
     num: int = 1_000_000  # the write runs' keys
     repeat: int = 2  # repeats of each run
@@ -296,6 +299,9 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
     cpu = {k: f"{v * 1e6:.4g}us" for k, v in {**write_cpu, **r, "scan_base": 0.0}.items()}
     if miss > 0:
         cpu["memtable_cache"] = f"{cache / 2**20:.4g}MiB"
+    key = fit_mixgraph_key(m.mixgraph_keys)
+    if key is not None:
+        cpu["mixgraph_key"] = f"{key * 1e6:.4g}us"
     host = f"{m.host['cpu']} x {m.host['cores']}"
     preset = {
         "source": f"lsmsim calibrate on {m.host['date']}: {host}, Debian db_bench 7.8.3 --threads=1, {repeat} "
@@ -368,6 +374,15 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
         " errors:",
         *[f"#     {k}: {targets[k.split('/')[0]][k.split('/')[1]]:.2f} us, fit {v:+.1%}" for k, v in resid.items()],
     ]
+    if key is not None:
+        notes.append(
+            "# - mixgraph_key: mixgraph's Gets on an empty DB with power-model keys less with uniform ones, the"
+            " benchmark thread's CPU per op (client_cost.py; median of "
+            + ", ".join(f"{c * 1e6:.2f}" for c in key_draw_costs(m.mixgraph_keys))
+            + " us"
+            + "".join(sorted({f", measured {r['date']}" for r in m.mixgraph_keys if r.get("date") != m.host["date"]}))
+            + ")"
+        )
     if m.interference:  # the writes' spin in the write thread (foreground.write_thread_spin)
         machine = {
             "preset": "default",
@@ -407,6 +422,7 @@ def measure(num: int = 1_000_000, repeat: int = 2) -> Measurements:
     m.memtable = measure_memtable(repeat)
     m.big_memtable = measure_big_memtable(num, repeat)
     m.block_reads = measure_block_reads(repeat + 1)
+    m.mixgraph_keys = measure_mixgraph_key(repeat + 1)
     m.sync = measure_sync(repeat)
     m.interference = measure_interference(repeat)
     m.seconds = time.perf_counter() - t0

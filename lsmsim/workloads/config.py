@@ -232,6 +232,13 @@ class PhaseConfig(Section):
         "the key's hash to int64 before % num, so half its keys are negative: tools/db_bench_tool.cc, "
         "Benchmark::MixGraph).",
     )
+    key_draw: Literal["free", "mixgraph"] = Field(
+        "free",
+        description="The client's own CPU to draw an operation's key, beside the operation's: free (the machine's "
+        "costs hold it: db_bench's other benchmarks step one Random64), or mixgraph (db_bench mixgraph's "
+        "power-model keys, machine.cpu.mixgraph_key per operation: a std::mt19937_64 seeded per key). A "
+        "`--dbbench` mixgraph line with key_dist_a/b sets it.",
+    )
     measure: bool = Field(True, description="Count this phase in throughput and latency (false for loads).")
     flush: bool = Field(
         False,
