@@ -96,9 +96,20 @@ def random_arm(cfg, base: list[str], tmp: Path, cores: int) -> tuple[dict, list[
     return best[1], best[2]
 
 
+def predicted(data: dict) -> float:
+    """lsmsim's throughput of the line's scored phase for config dict `data` (a loaded config's dump), as tune
+    predicts it: the mean over its runs at the host's speeds (tuning/search.py, speed_points)."""
+    from lsmsim.tuning import search
+
+    speeds = search.speed_points(2, data["machine"].get("speed_spread", 0.0))
+    runs = search.evaluate(data, [(data.get("seed", 0) + i, f) for i, f in enumerate(speeds)])
+    return statistics.mean(r["throughput"] for r in runs)
+
+
 def run_workload(name: str, repeat: int, quick: bool, trials: int) -> dict:
     from lsmsim.formats.dbbench_args import dbbench_config
     from lsmsim.loading import load_config
+    from lsmsim.tuning import space
 
     base = line(name, quick)
     cfg = load_config(dbbench_config(" ".join(base))[0])
@@ -111,17 +122,31 @@ def run_workload(name: str, repeat: int, quick: bool, trials: int) -> dict:
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     search_s = time.perf_counter() - t0
     tuned = json.loads((out / "tune.json").read_text())
+    random_options, random_flags = random_arm(cfg, base, tmp, cores)
     arms = {
         "defaults": base,
         "benchmark.sh": [*base, *benchmark_sh(cores)],
-        "random": [*base, *random_arm(cfg, base, tmp, cores)[1]],
+        "random": [*base, *random_flags],
         "tune": [*base, f"--options_file={out / 'OPTIONS'}", f"--cache_size={tuned['block_cache_size']}"],
     }
-    runs = {arm: measure(args, repeat) for arm, args in arms.items()}
+    # lsmsim's figure for every arm, as tune predicts its own: the ranking it would give the four
+    data = cfg.model_dump(mode="json")
+    predictions = {
+        "defaults": tuned["predicted"]["given"]["throughput"]["mean"],
+        "benchmark.sh": predicted(
+            load_config(dbbench_config(" ".join(arms["benchmark.sh"]))[0]).model_dump(mode="json")
+        ),
+        "random": predicted(space.apply(data, random_options, BUDGET)),
+        "tune": tuned["predicted"]["tuned"]["throughput"]["mean"],
+    }
+    runs: dict[str, list[float]] = {arm: [] for arm in arms}
+    for _ in range(repeat):  # the arms in turns: this VM's speed drifts over minutes (machine.speed_spread)
+        for arm, args in arms.items():
+            runs[arm] += measure(args, 1)
     # the OPTIONS files live in a temporary folder: the record keeps their text, and tune's options, so that an arm
     # can be rerun and tune's prediction remade on another preset
     files = {a: Path(f.split("=", 1)[1]).read_text() for a in arms for f in arms[a] if f.startswith("--options_file=")}
-    record = {a: {"args": arms[a], "ops_per_s": runs[a]} for a in arms}
+    record = {a: {"args": arms[a], "ops_per_s": runs[a], "predicted_ops_per_s": predictions[a]} for a in arms}
     for a, text in files.items():
         record[a]["options_file"] = text
     return {
@@ -130,17 +155,20 @@ def run_workload(name: str, repeat: int, quick: bool, trials: int) -> dict:
         "search_s": search_s,
         "tune_options": tuned.get("options"),
         "tune_predicted_ops_per_s": tuned["predicted"]["tuned"]["throughput"]["mean"],
+        "tune_predicted_range": tuned["predicted"]["tuned"]["throughput"]["range"],
+        "host_speeds": tuned.get("host_speeds"),
     }
 
 
 def table(rec: dict) -> str:
-    rows = ["| workload | arm | ops/s (median) | range | vs defaults |", "|---|---|---|---|---|"]
+    rows = ["| workload | arm | ops/s (median) | range | vs defaults | lsmsim predicted |", "|---|---|---|---|---|---|"]
     for w, r in rec["workloads"].items():
         base = statistics.median(r["arms"]["defaults"]["ops_per_s"])
         for arm, a in r["arms"].items():
             m = statistics.median(a["ops_per_s"])
+            p = a.get("predicted_ops_per_s")
             rows.append(f"| {w} | {arm} | {m:,.0f} | {min(a['ops_per_s']):,.0f}-{max(a['ops_per_s']):,.0f} | "
-                        f"{m / base - 1:+.1%} |")  # fmt: skip
+                        f"{m / base - 1:+.1%} | {'' if p is None else f'{p:,.0f} ({p / m - 1:+.0%})'} |")  # fmt: skip
         rows.append(f"| {w} | tune predicted | {r['tune_predicted_ops_per_s']:,.0f} | search {r['search_s']:.0f} s | |")
     return "\n".join(rows)
 

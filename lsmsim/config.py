@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field, model_validator
 
 from . import units
-from .cpu_config import CpuCostConfig
+from .cpu_config import NOT_TIMES, CpuCostConfig
 from .devices.base import DeviceOptions
 from .devices.registry import devices
 from .devices.registry import options_union as device_options_union
@@ -95,6 +95,16 @@ class MachineConfig(Section):
         "latency percentiles below the tail. db_bench fillrandom's write histogram on this project's hosts has "
         "P75 / P50 = 1.36 (ln 1.36 / 0.674 = 0.45). 0: every operation takes its mean.",
     )
+    speed_spread: float = Field(
+        0.0,
+        ge=0,
+        le=2,
+        description="The host's own run-to-run spread: the log-deviation of identical db_bench runs' time per "
+        "operation about their mean, minutes apart (`lsmsim calibrate` pools its repeats: validation/host_speed.py; "
+        "0.168 on the 2-vCPU Xeon VM, 0.063 on the EPYC VM). A simulation does not move with it; `lsmsim tune` runs "
+        "each candidate at host speeds spread by it (tuning/search.py, speed_points) and gives ranges that reach 95% "
+        "of single real runs, exp(+-1.96 s). 0: not measured.",
+    )
     sched_slice: Duration = Field(
         units.parse_duration("1.5ms"),
         ge=0,
@@ -148,7 +158,7 @@ class MachineConfig(Section):
             cpu = CpuCostConfig.model_validate(data.get("cpu") or {}).model_dump()
         except ValueError:
             return data  # the cpu section's own errors are reported at their paths
-        times = {k: v / speed for k, v in cpu.items() if k != "write_wait" and v is not None}
+        times = {k: v / speed for k, v in cpu.items() if k not in NOT_TIMES and v is not None}
         return {**data, "cpu": {**cpu, **times}, "cpu_speed": 1.0}
 
     @model_validator(mode="after")

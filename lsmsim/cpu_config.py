@@ -8,6 +8,8 @@ from pydantic import Field
 from . import units
 from .fields import Bytes, Duration, Section
 
+NOT_TIMES = frozenset({"write_wait", "memtable_cache"})  # a multiplier and bytes: machine.cpu_speed leaves them
+
 
 class CpuCostConfig(Section):
     """CPU time per unit of RocksDB's work. The defaults are the `epyc-2vcpu-24g` machine preset

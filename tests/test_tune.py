@@ -140,7 +140,8 @@ def test_a_mixed_workload_in_two_workers_reports_ranges_and_robustness(tmp_path)
     s = json.loads((tmp_path / "out" / "tune.json").read_text())
     for who in ("given", "tuned"):
         lo, hi = s["predicted"][who]["throughput"]["range"]
-        assert lo <= s["predicted"][who]["throughput"]["mean"] <= hi
+        seeds = s["predicted"][who]["throughput"]["seed_range"]
+        assert lo <= seeds[0] <= s["predicted"][who]["throughput"]["mean"] <= seeds[1] <= hi
     assert s["predicted"]["given"]["stall"]["mean"] > 0.1 and s["best_trial"] >= 0  # the stalls are beaten
     # a mix of metrics is searched for its Pareto front; the choice is on it
     assert s["best_trial"] in s["pareto_front"]

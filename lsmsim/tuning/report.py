@@ -23,14 +23,14 @@ def table(t: Tuning) -> pd.DataFrame:
     for c in [t.baseline, *t.candidates]:
         row = {"trial": c.number, "score": c.score, "error": c.error, **c.options}
         for m in objective.METRICS:
-            lo, hi = c.interval(m) if c.runs else (math.nan, math.nan)
+            lo, hi = t.range(c, m) if c.runs else (math.nan, math.nan)
             row.update({m: c.mean(m) if c.runs else math.nan, f"{m}_lo": lo, f"{m}_hi": hi})
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def _fig(c: Candidate, m: str) -> str:
-    lo, hi = c.interval(m)
+def _fig(t: Tuning, c: Candidate, m: str) -> str:
+    lo, hi = t.range(c, m)
     f = FMT[m]
     s = SCALE[m]
     return f"{f.format(c.mean(m) * s)} [{f.format(lo * s)} - {f.format(hi * s)}]"
@@ -52,9 +52,15 @@ def summary(t: Tuning, cfg_name: str) -> dict:
         "block_cache_size": max(0, t.budget - space.memtables(best.options)),
         "diff_against_rocksdb_defaults": {k: list(v) for k, v in space.diff(best.options).items()},
         "predicted": {
-            who: {m: {"mean": c.mean(m), "range": list(c.interval(m))} for m in objective.METRICS}
+            who: {
+                m: {"mean": c.mean(m), "range": list(t.range(c, m)), "seed_range": list(c.interval(m))}
+                for m in objective.METRICS
+            }
             for who, c in (("given", b), ("tuned", best))
         },
+        "host_spread": t.host_spread,
+        "host_speeds": t.speeds,
+        "host_band": t.host_band(),
         "stall_trigger": {
             who: {
                 "first_slowdown": c.runs[0].get("first_slowdown_cause"),
@@ -86,7 +92,13 @@ def text(t: Tuning, s: dict, out: Path) -> str:
         )
     lines.append(f"{'metric':<11}{'given':>44}  {'tuned':>44}")
     for m in objective.METRICS:
-        lines.append(f"{m:<11}{_fig(b, m):>44}  {_fig(best, m):>44}")
+        lines.append(f"{m:<11}{_fig(t, b, m):>44}  {_fig(t, best, m):>44}")
+    if t.host_spread > 0:
+        lines.append(
+            f"each figure: the mean over runs at host speeds {', '.join(f'x{f:.3g}' for f in t.speeds)} (machine."
+            f"speed_spread {t.host_spread:g}); the time-based ranges reach 95% of single real runs "
+            f"(x/{t.host_band():.2f})"
+        )
     lines.append("stall trigger first hit (slowdown / stop):")
     for who, c in (("given", b), ("tuned", best)):
         r = c.runs[0]

@@ -4,9 +4,15 @@ of metrics is a multi-objective search (one log-ratio per metric); the choice is
 front.
 
 Candidates run in `jobs` worker processes, a batch of `jobs` asked from the study at a time (optuna's ask/tell),
-so a search is deterministic for a given seed and number of jobs. A candidate's interval is the range of its
-seeds' values. After the search, the best candidate and the config as given run again with the workload's write
-share moved by -20% and +20% (robustness: what the choice loses when the mix shifts).
+so a search is deterministic for a given seed and number of jobs. Each candidate runs at `seeds` points of the
+host's own speed (`speed_points`: a real run moves with the host's speed, machine.speed_spread, where a fluid run
+does not move with its seed): its figures are their mean, and its range theirs, widened to the band of 95% of single
+real runs for the metrics the host's speed scales. A `--duration` fill followed by a measured phase is why: how many
+flushes the fill makes sets the sorted runs the phase starts with, so a run 12% faster or slower can end in another
+state (on the Xeon host lsmsim's mixgraph after a 30 s fill ran 41K-82K ops/s over such speeds, and a search at one
+speed chose a candidate whose gain was that knife-edge: docs/tuning.md). After the search, the best candidate and
+the config as given run again with the workload's write share moved by -20% and +20% (robustness: what the choice
+loses when the mix shifts).
 """
 
 from __future__ import annotations
@@ -18,10 +24,13 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_context
+from statistics import NormalDist
 from typing import Any
 
 from . import objective, space
 
+HOST_Z = 1.959964  # the host's band holds 95% of single real runs
+TIMED = ("throughput", "p99", "p999", "stall")  # the metrics the host's speed scales (write-amp it does not)
 KEEP = ("first_slowdown_cause", "first_stop_cause", "first_slowdown_s", "first_stop_s", "completed")
 
 
@@ -61,16 +70,40 @@ class Tuning:
     robustness_note: str = ""
     pareto: list[int] = field(default_factory=list)  # a mix of metrics: the trials no other beats on all of them
     throughput_phase: str | None = None  # the phase whose throughput is scored (`objective.scored_phase`)
+    host_spread: float = 0.0  # machine.speed_spread: the log-deviation of the host's real runs about their median
+    speeds: list[float] = field(default_factory=list)  # the host speeds each candidate ran at (speed_points)
+
+    def host_band(self) -> float:
+        """The factor a single real run of the host moves a time-based figure by, up or down (95%)."""
+        return math.exp(HOST_Z * self.host_spread)
+
+    def range(self, c: Candidate, name: str) -> tuple[float, float]:
+        """Candidate `c`'s predicted range of metric `name`: its runs' range, for the metrics the host's speed scales
+        (TIMED) times / over what the host's band reaches beyond the fastest speed they ran at."""
+        lo, hi = c.interval(name)
+        f = self.host_band() / max([*self.speeds, 1.0]) if name in TIMED else 1.0
+        return lo / f, hi * f
 
 
-def evaluate(data: dict, seeds: list[int]) -> list[dict[str, Any]]:
-    """Simulate config dict `data` once per seed; each run's metrics and stall causes. A worker's entry point."""
+def speed_points(n: int, spread: float) -> list[float]:
+    """The host speeds (machine.cpu_speed factors) of a candidate's n runs: the quantiles (i + 0.5) / n of the host's
+    run-to-run lognormal of log-deviation `spread` (machine.speed_spread), so that their mean is the n-point estimate
+    of the expectation over the host's speed; all 1 without a spread. n = 2 on the Xeon host (0.168): 0.893, 1.12."""
+    return [math.exp(spread * NormalDist().inv_cdf((i + 0.5) / n)) if spread > 0 else 1.0 for i in range(n)]
+
+
+def evaluate(data: dict, points: list[tuple[int, float]]) -> list[dict[str, Any]]:
+    """Simulate config dict `data` once per point (seed, host speed: `speed_points`); each run's metrics and stall
+    causes. A worker's entry point."""
     from ..loading import load_config
     from ..sim import simulate
 
     out = []
-    for seed in seeds:
-        cfg = load_config({**data, "seed": seed})
+    for seed, speed in points:
+        d = {**data, "seed": seed}
+        if speed != 1.0:  # data holds the costs at speed 1 (a dumped config): machine.cpu_speed divides them again
+            d["machine"] = {**data["machine"], "cpu_speed": speed}
+        cfg = load_config(d)
         s = simulate(cfg).summary
         m = objective.metrics(s, objective.queries_only(cfg), objective.scored_phase(cfg))
         out.append({**m, **{k: s.get(k) for k in KEEP}})
@@ -99,7 +132,8 @@ def tune(
     budget = int(budget or space.memtables(given) + cfg.lsm.block_cache_size)
     if budget < 2 * space.MiB:
         raise ValueError(f"--memory: at least 2 MiB (two 1 MiB memtables), got {budget} B")
-    seed_list = [cfg.seed + i for i in range(seeds)]
+    speeds = speed_points(seeds, cfg.machine.speed_spread)
+    seed_list = [(cfg.seed + i, f) for i, f in enumerate(speeds)]
     cores = cfg.machine.cores or 2
     # a mix of metrics is searched as the multi-objective problem it is (TPE's multi-objective mode): the choice
     # is the weighted best of the Pareto front
@@ -137,6 +171,7 @@ def tune(
         best = min(ok, key=lambda c: c.score) if ok and min(c.score for c in ok) < -1e-3 else base
         result = Tuning(base, cands, best, budget, weights, time.monotonic() - t0, pareto=front)
         result.throughput_phase = objective.scored_phase(cfg)
+        result.host_spread, result.speeds = cfg.machine.speed_spread, speeds
         _robustness(result, cfg, data, pool, seed_list)
     finally:
         if pool:
@@ -144,14 +179,14 @@ def tune(
     return result
 
 
-def _run(pool, data: dict, seeds: list[int]) -> list[dict[str, Any]]:
+def _run(pool, data: dict, seeds: list[tuple[int, float]]) -> list[dict[str, Any]]:
     r = _map(pool, [data], seeds)[0]
     if isinstance(r, Exception):
         raise r
     return r
 
 
-def _map(pool, configs: list[dict], seeds: list[int]) -> list[Any]:
+def _map(pool, configs: list[dict], seeds: list[tuple[int, float]]) -> list[Any]:
     """evaluate() over the configs, in the pool when there is one; an exception in its config's place."""
     if pool is None:
         out: list[Any] = []
@@ -198,7 +233,7 @@ def shifted(cfg, factor: float) -> dict | None:
     return data
 
 
-def _robustness(result: Tuning, cfg, data: dict, pool, seeds: list[int]) -> None:
+def _robustness(result: Tuning, cfg, data: dict, pool, seeds: list[tuple[int, float]]) -> None:
     if result.best is result.baseline:
         result.robustness_note = "no candidate beat the config as given"
         return

@@ -56,6 +56,7 @@ from .client_cost import fit_mixgraph_key, key_draw_costs, measure_mixgraph_key
 from .contention import _say, fit_write_wait, measure_interference, measure_sync, mixed_speed_up, sync_latency
 from .dbbench import DbBenchRun, run_db_bench
 from .host_disk import compaction_sync_bandwidth, device_path, device_preset_text
+from .host_speed import fit_speed_spread
 from .matrix import COMMON, case
 from .memtable_fit import (
     MEMTABLE_ENTRY_OVERHEAD,
@@ -316,6 +317,9 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
     spread = fit_spread(m.writes)
     if spread is not None:
         preset["cpu_spread"] = round(spread, 3)
+    speed = fit_speed_spread(m)
+    if speed is not None:
+        preset["speed_spread"] = round(speed, 3)
 
     def label(r: dict) -> str:
         return f"{r['kind']}{' ' + str(r['value']) + 'B' if 'value' in r else ''}{' wal' if r.get('wal') else ''}"
@@ -334,6 +338,8 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
         " (median of the repeats) and the unsynced write (memtable_insert before its walk, and wal_append)",
         "# - cpu_spread (when measured): the lognormal whose P99 / mean is DB::Write's in fillrandom with the WAL"
         " (rocksdb.db.write.micros), median of the repeats",
+        "# - speed_spread (when measured): the log-standard deviation of the repeats of each kind of run above, pooled"
+        " (host_speed.py): the host's own run-to-run spread",
         f"# - merge_per_entry, merge_per_byte, merge_per_block: non-negative least squares over {w['_compactions']}"
         " compactions' CPU micros (LOG compaction_finished) against input records, input bytes and data blocks read"
         " and written (4 KiB blocks, and 1/16/64 KiB)",
