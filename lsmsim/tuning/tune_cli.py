@@ -11,9 +11,10 @@ _DESCRIPTION = """\
 Search RocksDB's options (buffer size and count, L0 triggers, level base and multiplier, dynamic level bytes,
 file size, compaction style and universal options, compaction priority, background jobs, Bloom bits, block size;
 the block cache gets what the memtables leave of the memory budget) with optuna's TPE sampler, each candidate
-simulated with several seeds on the machine of the config (the local host's calibrated preset by default).
-The config as given is the first trial and the reference of the score. Writes OPTIONS (db_bench
---options_file), trials.csv, tune.json (predictions with their seeds' range, the stall trigger that binds
+simulated with several seeds, each at one of the host's own speeds (machine.speed_spread), on the machine of the
+config (the local host's calibrated preset by default). The config as given is the first trial and the reference
+of the score. Writes OPTIONS (db_bench --options_file), trials.csv, tune.json (predictions: the mean over the
+host's speeds, with the range where single real runs land, the stall trigger that binds
 before and after, the robustness to a +-20% shift of the write share) and search.png."""
 
 
@@ -32,7 +33,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument("--memory", metavar="BYTES", help="memtables + block cache budget (default: the config's)")
     p.add_argument("--trials", type=int, default=40, help="candidates to simulate (default 40)")
-    p.add_argument("--seeds", type=int, default=2, help="simulations per candidate, for its range (default 2)")
+    p.add_argument(
+        "--seeds",
+        type=int,
+        default=2,
+        help="simulations per candidate, each with its seed at one of the host's speeds: their mean is the "
+        "prediction (default 2)",
+    )
     p.add_argument("--timeout", default="10min", help="stop asking for candidates after this long (default 10min)")
     p.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)")
     p.add_argument("-o", "--out", default="results/tune", help="folder of the outputs (default results/tune)")
