@@ -74,6 +74,7 @@ def test_a_miss_costs_its_bytes():
     )
 
 
+@pytest.mark.serial
 @pytest.mark.skipif(shutil.which("db_bench") is None, reason="db_bench (rocksdb-tools) not installed")
 def test_db_bench_threads_cpu_is_sampled(tmp_path):
     """run_db_bench(thread_cpu=True): the reader thread's CPU (schedstat) is most of a one-thread readrandom's time,

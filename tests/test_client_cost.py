@@ -64,6 +64,7 @@ def test_the_fit_is_the_median_round_and_never_negative():
     assert fit_mixgraph_key(swapped) == 0.0
 
 
+@pytest.mark.serial
 @pytest.mark.skipif(shutil.which("db_bench") is None, reason="db_bench (rocksdb-tools) not installed")
 def test_db_bench_pays_for_power_model_keys_beyond_its_own_spread():
     """Real db_bench: in every round, mixgraph's Gets on an empty DB cost more per operation with power-model keys

@@ -14,6 +14,8 @@ from lsmsim.rocksdb import lib as rlib
 from lsmsim.validation.static_shape import measure_shape
 from tests.test_ecotune_shapes import shape_config
 
+pytestmark = pytest.mark.serial  # real RocksDB: its compactions' timing moves with a busy CPU
+
 try:
     rlib.load()
 except LibraryNotFoundError as e:  # pragma: no cover - depends on the machine

@@ -19,6 +19,8 @@ except rocksdb.LibraryNotFoundError:  # pragma: no cover - set-up installs libro
 
 from lsmsim.validation.validate import validate  # noqa: E402
 
+pytestmark = pytest.mark.serial  # real RocksDB: its compactions' timing moves with a busy CPU
+
 BASE = {
     "name": "v",
     "seed": 1,

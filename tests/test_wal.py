@@ -135,6 +135,7 @@ def _settled_rate(path, quiet: float = 64 * 1024, limit: float = 10.0) -> tuple[
             return best, b
 
 
+@pytest.mark.serial
 @pytest.mark.skipif(__import__("shutil").which("db_bench") is None, reason="db_bench (rocksdb-tools) not installed")
 def test_real_rocksdb_sends_the_wal_bytes_lsmsim_predicts_to_the_drive(tmp_path):
     """sim/wal.py against this host's disk: the share of the WAL the drive wrote (/proc/diskstats, less the flushes'

@@ -218,6 +218,7 @@ def test_a_phase_that_writes_finds_more_of_its_keys_as_it_runs(mode):
     assert found - (1 - math.exp(-w0 / num)) > 0.1  # far from the start's share
 
 
+@pytest.mark.serial
 @pytest.mark.skipif(shutil.which("db_bench") is None, reason="db_bench (rocksdb-tools) not installed")
 def test_a_db_bench_command_line_runs_in_both(tmp_path):
     """The same fillrandom command line on Debian's db_bench and through `lsmsim run --dbbench`: write-amp
