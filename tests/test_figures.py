@@ -1,7 +1,6 @@
 """The figure registry at quick scale (what CI runs): every registered figure is drawn from its
 sweep, and the drawn data keep the papers' headline orderings."""
 
-import os
 import subprocess
 import sys
 
@@ -13,9 +12,6 @@ from lsmsim.errors import LsmsimError
 from lsmsim.figures import all_figures, make_figures
 from lsmsim.figures.paper_values import PAPER_VALUES, PLOTS_ONLY, caption
 
-# two sweep workers, or one under pytest-xdist, whose other worker already holds the second core (scripts/test.sh)
-FIGURE_JOBS = 1 if os.environ.get("PYTEST_XDIST_WORKER") else 2
-
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
@@ -26,7 +22,7 @@ def quick(tmp_path_factory):
         out=root / "figures",
         results=root / "results",
         scale="quick",
-        jobs=FIGURE_JOBS,
+        jobs=2,
         progress=False,
         log=lambda *a: None,
         only=only,

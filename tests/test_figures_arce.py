@@ -5,7 +5,6 @@ seven in Table 3, where CAMAL would need a tuning per YCSB workload), and the sw
 every scale."""
 
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -17,9 +16,6 @@ from lsmsim.figures import make_figures
 from lsmsim.figures.arce import ORDER, PAPER_FIG9, PAPER_TABLE3, paper_table
 from lsmsim.figures.registry import experiments_dir
 from lsmsim.sweeps import load_sweep
-
-# two sweep workers, or one under pytest-xdist, whose other worker already holds the second core (scripts/test.sh)
-FIGURE_JOBS = 1 if os.environ.get("PYTEST_XDIST_WORKER") else 2
 
 IDS = ["arce-fig8", "arce-fig9", "arce-fig10c", "arce-table3", "arce-fig11"]
 ARCE = Path(experiments_dir()) / "arce"
@@ -33,7 +29,7 @@ def quick(tmp_path_factory):
         out=root / "figures",
         results=root / "results",
         scale="quick",
-        jobs=FIGURE_JOBS,
+        jobs=2,
         progress=False,
         log=lambda *a: None,
     )
