@@ -116,3 +116,18 @@ def test_the_ranges_reach_the_band_beyond_the_speeds_run():
     f = math.exp((1.959964 - 0.674490) * 0.1)
     assert t.range(c, "throughput") == pytest.approx((90 / f, 110 * f))
     assert c.mean("throughput") == 100.0
+
+
+def test_a_host_speed_divides_the_cpu_times_but_not_the_bytes_the_cpu_keeps_close():
+    """machine.cpu_speed on a calibrated preset (which sets memtable_cache): the times divide, memtable_cache (bytes)
+    and write_wait (a multiplier) stay; before, dividing the bytes failed the config's validation."""
+    from lsmsim.loading import load_config
+
+    cpu = {"memtable_insert": "3us", "memtable_cache": "16MiB", "write_wait": 2.0}
+    base = load_config({"machine": {"preset": "default", "cpu": cpu}, "workload": {"preset": "fillrandom"}})
+    fast = load_config(
+        {"machine": {"preset": "default", "cpu": cpu, "cpu_speed": 1.12}, "workload": {"preset": "fillrandom"}}
+    )
+    assert fast.machine.cpu.memtable_insert == pytest.approx(base.machine.cpu.memtable_insert / 1.12)
+    assert fast.machine.cpu.memtable_cache == base.machine.cpu.memtable_cache == 16 << 20
+    assert fast.machine.cpu.write_wait == base.machine.cpu.write_wait == 2.0
