@@ -16,6 +16,7 @@ from lsmsim.figures import make_figures
 from lsmsim.figures.arce import ORDER, PAPER_FIG9, PAPER_TABLE3, paper_table
 from lsmsim.figures.registry import experiments_dir
 from lsmsim.sweeps import load_sweep
+from tests.figure_checks import sweep_jobs
 
 IDS = ["arce-fig8", "arce-fig9", "arce-fig10c", "arce-table3", "arce-fig11"]
 ARCE = Path(experiments_dir()) / "arce"
@@ -29,7 +30,7 @@ def quick(tmp_path_factory):
         out=root / "figures",
         results=root / "results",
         scale="quick",
-        jobs=2,
+        jobs=sweep_jobs(),
         progress=False,
         log=lambda *a: None,
     )
