@@ -176,7 +176,7 @@ def test_ssd_calibrate_and_replay(tmp_path):
     # the host-cached virtio disk takes writes faster than any drive can: refused, naming the write rate the fit
     # pushed to its upper bound (the command rate or the program rate: which one depends on the optimiser's path,
     # and scipy releases have moved it from one to the other)
-    r = lsmsim("ssd", "calibrate", *traces, "-o", str(prof), "--units", "8")
+    r = lsmsim("ssd", "calibrate", *traces, "-o", str(prof), "--units", "8", "--holdout", "none")
     assert r.returncode == 2 and "at its bound" in r.stderr, r.stderr
     assert re.search(r"write_(iops|bandwidth) = \S+ at its bound", r.stderr), r.stderr
     assert "Traceback" not in r.stderr and not prof.exists()
@@ -186,6 +186,10 @@ def test_ssd_calibrate_and_replay(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "fitted (" in r.stdout and "goal" in r.stdout  # which parameters the traces constrained
     assert "default (no trace constrains it)" in r.stdout and "fixed (--fix)" in r.stdout
+    # judged on what it never saw: of the reads at queue depths 1, 8 and 32, depth 8 is held out of the fit
+    assert "fitting 2 of 3 fio jobs (held out to judge the fit: 1, by queue depth 1)" in r.stderr, r.stderr
+    fitted, held = r.stdout.split("held out, never fitted (1 jobs, by queue depth 1):")
+    assert "randread-4k-qd8" in held and "randread-4k-qd8" not in fitted and "randread-4k-qd32" in fitted
     data = yaml.safe_load(prof.read_text())
     assert data["model"] == "ssd" and data["read"]["flash_time"] and data["read"]["sigma"] == 0.1
     assert data["write"]["bandwidth"] == "1000MB/s"  # the documented default

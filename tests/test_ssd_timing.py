@@ -63,6 +63,22 @@ def test_host_limit_is_per_submitting_thread():
     assert two.iops["read"] > 1.6 * one.iops["read"]
 
 
+def test_write_command_rate_caps_iops_and_its_share_sets_the_latency_alone():
+    """The controller's write command stage (drive_sim): commands start at most write_iops a second and each holds
+    its write write_command_share / write_iops. Alone (QD1, slower than the rate) a write pays that share, the
+    closed form write_latency_alone; at depth IOPS reach write_iops whatever the share (1: one command at a time,
+    the FCFS server); below 1 the stage no longer adds the whole interval to every write (WD ZNS: 56-59K IOPS, 20us
+    alone)."""
+    for share in (1.0, 0.4):
+        m = quiet(write_iops=60e3, write_command_share=share, write_overhead=15e-6, write_buffer=1e12)
+        alone = fio_job(m, Job(KIB4, KIB4, 0.0, 1), 5000)
+        assert alone.mean["write"] == pytest.approx(m.write_latency_alone(KIB4), rel=1e-9)
+        assert m.write_latency_alone(KIB4) == pytest.approx(15e-6 + KIB4 / m.write_stream_bandwidth + share / 60e3)
+        deep = fio_job(m, Job(KIB4, KIB4, 0.0, 32), 20000)
+        assert deep.iops["write"] == pytest.approx(60e3, rel=0.01), share
+        assert deep.iops["write"] * deep.mean["write"] == pytest.approx(32, rel=0.01)  # Little's law
+
+
 def test_write_buffer_absorbs_then_throttles_to_the_program_rate():
     m = quiet(write_bandwidth=200e6, write_buffer=64e6, write_stream_bandwidth=4e9, write_iops=1e6)
     # QD1 offers ~400 MB/s: a 600 MB/s flash keeps up, acknowledgements stay at buffer speed
@@ -158,6 +174,43 @@ def test_fit_recovers_known_parameters_from_reads_alone():
         assert row["p50_model"] == pytest.approx(row["p50_measured"], rel=0.05), row["job"]
 
 
+def test_fit_recovers_overlapping_write_commands_when_asked():
+    """write_command_share is opt-in (calibrate.OPT_IN). A drive like WD ZNS: a lone 4KiB write takes 18.9us, less
+    than the host, the least overhead, the link and the interval of its 58K-IOPS plateau add up to, so commands one
+    at a time cannot follow it; asked for, the fit recovers the overlap and the rate. The other parts of a lone write
+    are held at their true values: with one block size they all add to the same latency and trade against each other
+    (on WD ZNS the host-bound reads pin the host's part; the rest is a flat valley the fit may wander in)."""
+    truth = DriveModel(units=16, host_per_io=3e-6, write_overhead=4e-6, write_iops=58e3, write_command_share=0.6,
+                       write_sigma=0.2)  # fmt: skip
+    jobs = [(f"rw{q}", "randwrite", KIB4, q, 0) for q in (1, 2, 4, 16)]
+    known = (
+        "host_per_io",
+        "write_overhead",
+        "write_stream_bandwidth",
+        "write_sigma",
+        "program_time",
+        "write_bandwidth",
+    )
+    fixed = {k: getattr(truth, k) for k in known}  # (40 MB of writes never fill the 64 MB buffer: no programs show)
+    traces = _synthetic(truth, jobs, 10000)
+
+    def misses(f):
+        return [
+            r["job"]
+            for r in compare(f.model, traces, n_ios=10000)
+            if max(abs(r[f"{k}_model"] / r[f"{k}_measured"] - 1) for k in ("iops", "p50")) > 0.05
+        ]
+
+    f = fit(traces, fixed=fixed, units=(16,), n_ios=4000, also=("write_command_share",))
+    assert "write_command_share" in f.fitted
+    assert f.model.write_command_share == pytest.approx(0.6, rel=0.1)
+    assert f.model.write_iops == pytest.approx(58e3, rel=0.05)
+    assert misses(f) == []
+    serial = fit(traces, fixed=fixed, units=(16,), n_ios=4000)  # not asked for: one command at a time
+    assert "write_command_share" in serial.defaults and serial.model.write_command_share == 1.0
+    assert misses(serial)
+
+
 def test_fit_refuses_parameters_at_their_bounds():
     """A drive whose flash reads take 1us (below the 3us bound) cannot be fitted physically."""
     truth = quiet(units=16, read_flash_time=0.5e-6, read_overhead=1.5e-6, read_stream_bandwidth=4e9)
@@ -199,3 +252,60 @@ def test_pm981_preset_follows_its_drive():
         assert r["p50_model"] == pytest.approx(r["p50_measured"], rel=0.15), r["job"]
     by_qd = {r["qd"]: r for r in sweep}
     assert by_qd[128]["p99_model"] / by_qd[128]["p50_model"] > 2 * by_qd[1]["p99_model"] / by_qd[1]["p50_model"]
+
+
+def _job(rw="randread", bs=4096, qd=1, jobs=1, mix=50.0):
+    return NS(spec=FioJobSpec(name=f"{rw}-{bs}-{qd}-{jobs}-{mix}", rw=rw, bs_read=bs, bs_write=bs, iodepth=qd,
+                              numjobs=jobs, rwmixread=mix))  # fmt: skip
+
+
+def test_holdout_keeps_every_other_interior_value_of_each_series_out_of_the_fit():
+    """lsmsim/ssd/holdout.py: along queue depth, mix and job count, every other interior value of each series of
+    jobs otherwise alike is held out; both ends of every series stay in the fit."""
+    from lsmsim.ssd.holdout import parse_axes, split
+
+    qds = [_job(qd=q) for q in (1, 2, 4, 8, 16)] + [_job(bs=65536, qd=q) for q in (1, 32)]
+    mixes = [_job("randrw", qd=8, mix=m) for m in (30.0, 50.0, 70.0)] + [_job("randwrite", qd=8)]
+    jobs = [_job(qd=4, jobs=n, bs=16384) for n in (1, 2, 4, 8)]
+    fitted, held, per_axis = split(qds + mixes + jobs)
+    names = {r.spec.name for r in held}
+    assert names == {
+        "randread-4096-2-1-50.0",
+        "randread-4096-8-1-50.0",  # qd: 2 and 8 of 1..16; the 64 KiB series of two keeps both
+        "randrw-4096-8-1-50.0",  # mix: 50 of 30/50/70 (the pure randwrite job is not on the mix axis)
+        "randread-16384-4-2-50.0",  # jobs: 2 of 1/2/4/8 (8 is the end)
+    }
+    assert per_axis == {"qd": 2, "mix": 1, "jobs": 1}
+    assert len(fitted) + len(held) == len(qds + mixes + jobs) and not {r.spec.name for r in fitted} & names
+    assert split(qds, ("mix",))[1] == [] and len(split(qds, ("qd",))[1]) == 2
+    assert parse_axes("none") == () and parse_axes("qd, mix") == ("qd", "mix")
+    with pytest.raises(ValueError, match="give none, or some of qd, mix, jobs"):
+        parse_axes("depth")
+
+
+@pytest.mark.skipif(not REAL.is_dir(), reason="../shared/data/fio-real is not beside the repository")
+def test_replay_all_scores_each_preset_on_the_traces_its_fit_never_saw():
+    """`lsmsim ssd replay --all`: a table per fitted preset, and for each the directions of the traces it was fitted
+    to (fit_traces) apart from the held-out rest; the held-out and fitted counts add up to the device's."""
+    import re
+    import subprocess
+    import sys
+
+    from lsmsim.ssd.profile import ssd_presets
+
+    r = subprocess.run(
+        [sys.executable, "-m", "lsmsim.cli", "ssd", "replay", "--all", str(REAL), "--ios", "2000"],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    sections = r.stdout.split("\n== ")[1:]
+    assert [s.split(" ", 1)[0] for s in sections[:-1]] == list(ssd_presets())
+    counts = r"(\d+) trace directions, (\d+) host-limited \(not judged\), (\d+)/(\d+) meet every goal"
+    held_total = 0
+    for s in sections[:-1]:
+        whole, fitted, held = (tuple(map(int, m)) for m in re.findall(counts, s))
+        assert whole[0] == fitted[0] + held[0] and whole[2:] == (fitted[2] + held[2], fitted[3] + held[3]), s[:80]
+        assert fitted[0] > 0 and held[0] > 0  # every preset lists fit_traces, a part of its fio_traces
+        held_total += held[0]
+    assert f"never fitted): {held_total} trace directions" in sections[-1]

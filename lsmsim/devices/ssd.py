@@ -127,6 +127,13 @@ class SSDOptions(DeviceOptions):
     readahead: Bytes = Field(
         0, ge=0, description="Bytes the controller reads ahead for sequential reads (fio rw=read); 0: none."
     )
+    write_command_share: float = Field(
+        1.0,
+        gt=0,
+        le=1,
+        description="Share of the write command interval (1 / write.iops) a write waits in the controller: 1 serves "
+        "one command at a time; below 1 commands overlap, the rate still capping IOPS (fitted to fio traces).",
+    )
     command_slots: int = Field(
         1024,
         ge=1,
@@ -134,6 +141,11 @@ class SSDOptions(DeviceOptions):
     )
     fio_traces: list[str] = Field(
         [], description="Globs (under the fio-real folder) of the traces this profile was fitted to and replays."
+    )
+    fit_traces: list[str] = Field(
+        [],
+        description="Globs of the traces the fit saw, when only some of fio_traces: `replay --all` scores the others "
+        "apart, as held out.",
     )
 
     @model_validator(mode="after")
@@ -166,7 +178,7 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
         r_flash = max(0.1e-6, n / r.iops - transfer - retry)
     r_over = r.latency - cfg.host_per_io - r_flash - retry - transfer - KIB4 / r.bandwidth
     w_iops = w.iops if w.iops is not None else 1e7
-    w_over = w.latency - cfg.host_per_io - KIB4 / w.stream_bandwidth - 1.0 / w_iops
+    w_over = w.latency - cfg.host_per_io - KIB4 / w.stream_bandwidth - cfg.write_command_share / w_iops
     return DriveModel(
         units=n,
         host_per_io=cfg.host_per_io,
@@ -182,6 +194,7 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
         write_sigma=w.sigma,
         write_stream_bandwidth=w.stream_bandwidth,
         write_iops=w_iops,
+        write_command_share=cfg.write_command_share,
         program_time=w.flash_time if w.flash_time is not None else 1e-3,
         write_bandwidth=w.bandwidth,
         write_buffer=float(cfg.write_buffer),

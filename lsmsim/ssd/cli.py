@@ -97,6 +97,11 @@ def summary(rows: list[dict]) -> str:
     )
 
 
+def _source(name: str) -> str:
+    """'job (path)' -> path."""
+    return name[name.index("(") + 1 : name.rindex(")")] if "(" in name else name
+
+
 def _short(name: str) -> str:
     """'job (path)' -> the file's last two path parts."""
     if "(" in name:
@@ -113,19 +118,26 @@ def cmd_calibrate(args) -> int:
     import yaml
 
     from ..atomic import atomic_write
-    from .calibrate import BOUNDS, compare, fit
+    from . import holdout
+    from .calibrate import BOUNDS, OPT_IN, compare, fit
     from .profile import load_traces, to_device
 
     results = load_traces(args.traces, tuple(args.exclude))
+    train, held, per_axis = holdout.split(results, holdout.parse_axes(args.holdout))
     fixed = dict(kv.split("=", 1) for kv in args.fix or [])
     bad = [k for k in fixed if k not in BOUNDS]
     if bad:
         raise ValueError(f"--fix {', '.join(bad)}: not a model parameter (allowed: {', '.join(BOUNDS)})")
     fixed = {k: float(v) for k, v in fixed.items()}
+    also = tuple(args.also or ())
+    if set(also) - OPT_IN:
+        raise ValueError(f"--also {', '.join(sorted(set(also) - OPT_IN))}: allowed {', '.join(sorted(OPT_IN))}")
     units = tuple(int(x) for x in args.units.split(",")) if args.units else None
-    print(f"fitting {len(results)} fio jobs ...", file=sys.stderr)
-    f = fit(results, fixed=fixed, progress=_progress, **({"units": units} if units else {}))
-    dev = to_device(f.model, f"lsmsim ssd calibrate from {len(results)} fio jobs", args.capacity, args.fio_traces)
+    kept = f" (held out to judge the fit: {len(held)}, by {_by(per_axis)})" if held else ""
+    print(f"fitting {len(train)} of {len(results)} fio jobs{kept} ...", file=sys.stderr)
+    f = fit(train, fixed=fixed, progress=_progress, also=also, **({"units": units} if units else {}))
+    source = f"lsmsim ssd calibrate from {len(train)} fio jobs" + (f", {len(held)} more held out" if held else "")
+    dev = to_device(f.model, source, args.capacity, args.fio_traces, getattr(args, "fit_traces", None))
     atomic_write(Path(args.output), lambda p: Path(p).write_text(yaml.safe_dump(dev, sort_keys=False)))
     print(f"profile written to {args.output}: {f.model.units} parallel units (cost by units: {f.units_costs})")
     rows = [
@@ -146,10 +158,23 @@ def cmd_calibrate(args) -> int:
             ],
         )
     )
-    rows = compare(f.model, results)
+    rows = compare(f.model, train)
+    print(f"\nfitted on ({len(train)} jobs):")
     print(comparison(rows))
     print(summary(rows))
+    if held:
+        rows = compare(f.model, held)
+        print(f"\nheld out, never fitted ({len(held)} jobs, by {_by(per_axis)}):")
+        print(comparison(rows))
+        print(summary(rows))
+    else:
+        print("\nheld out: none (no series of three or more queue depths, mixes or job counts; or --holdout none)")
     return 0
+
+
+def _by(per_axis: dict[str, int]) -> str:
+    names = {"qd": "queue depth", "mix": "read/write mix", "jobs": "job count"}
+    return ", ".join(f"{names[a]} {n}" for a, n in per_axis.items() if n) or "-"
 
 
 def cmd_replay(args) -> int:
@@ -172,11 +197,20 @@ def cmd_replay(args) -> int:
             print(f"\n== {name} ({len(files)} files under {root}) ==")
             print(comparison(rows))
             print(summary(rows))
+            fitted = {str(f) for f in matching(root, cfg.fit_traces)}
+            for r in rows:
+                r["held_out"] = bool(fitted) and _source(r["job"]) not in fitted
+            if fitted:
+                print(f"  fitted:   {summary([r for r in rows if not r['held_out']])}")
+                print(f"  held out: {summary([r for r in rows if r['held_out']])}")
             totals += rows
         if not totals:
             print(f"no trace under {root} matches a profile's fio_traces in lsmsim/presets/ssd/")
             return 1
         print(f"\n== all devices ==\n{summary(totals)}")
+        held = [r for r in totals if r["held_out"]]
+        if held:
+            print(f"held out (traces of presets that list fit_traces, never fitted): {summary(held)}")
         return 0
     if not args.profile or not args.jobfile:
         raise ValueError("replay: give PROFILE and JOBFILE (or --all DIR)")
@@ -245,7 +279,7 @@ def add_parser(sub):
         description="Fit the drive model (lsmsim/ssd/timing.py) to fio results (files, or directories "
         "searched for *.json and *.txt) and write a device profile usable as `device:` in a config. "
         "Parameters no trace constrains keep their defaults; a fit that puts a parameter at its "
-        "bound is refused.",
+        "bound is refused. Some jobs are held out of the fit (--holdout) and the model is judged on them apart.",
     )
     c.add_argument("traces", nargs="+", help="fio --output-format=json or json+ files, or directories of them")
     c.add_argument("-o", "--output", required=True, help="profile YAML to write")
@@ -259,7 +293,28 @@ def add_parser(sub):
     c.add_argument("--fix", nargs="*", metavar="PARAM=VALUE", help="hold model parameters (SI units) at these values")
     c.add_argument("--units", help="candidate numbers of parallel units, comma-separated (default: a search)")
     c.add_argument(
+        "--also",
+        nargs="*",
+        metavar="PARAM",
+        help="fit these parameters too, held at their defaults unless named: write_command_share (write commands "
+        "that overlap in the controller)",
+    )
+    c.add_argument(
+        "--holdout",
+        default="qd,mix,jobs",
+        metavar="AXES",
+        help="keep jobs out of the fit and judge the model on them apart: along each axis (qd, mix, jobs), in "
+        "every series of 3+ values of jobs otherwise alike, every other interior value (default qd,mix,jobs; "
+        "none fits every job)",
+    )
+    c.add_argument(
         "--fio-traces", nargs="*", default=[], help="trace globs to record in the profile (for replay --all)"
+    )
+    c.add_argument(
+        "--fit-traces",
+        nargs="*",
+        default=[],
+        help="of those, the globs the fit saw: replay --all scores the rest as held out",
     )
     c.set_defaults(func=cmd_calibrate)
     rp = ssd_sub.add_parser(

@@ -20,7 +20,13 @@ SSD_PRESETS = PRESET_ROOT / "ssd"
 TRACE_SUFFIXES = (".json", ".txt")
 
 
-def to_device(model: DriveModel, source: str, capacity: float, fio_traces: list[str] | None = None) -> dict:
+def to_device(
+    model: DriveModel,
+    source: str,
+    capacity: float,
+    fio_traces: list[str] | None = None,
+    fit_traces: list[str] | None = None,
+) -> dict:
     """A device section (`model: ssd`) whose `drive_model` is `model` again."""
 
     def us(x):
@@ -57,11 +63,14 @@ def to_device(model: DriveModel, source: str, capacity: float, fio_traces: list[
         "write_buffer": int(model.write_buffer),
         "program_suspend": bool(model.program_suspend),
         "suspend_latency": us(model.suspend_latency),
+        "write_command_share": float(f"{model.write_command_share:.4g}"),
         "command_slots": int(round(model.command_slots)),
         "readahead": int(model.readahead),
     }
     if fio_traces:
         out["fio_traces"] = list(fio_traces)
+    if fit_traces:
+        out["fit_traces"] = list(fit_traces)
     return out
 
 

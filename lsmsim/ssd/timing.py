@@ -8,9 +8,10 @@
   `read_stream_bandwidth` on one of `units` parallel units (channels x dies, Agrawal et al.,
   USENIX ATC'08 §3); the host link at `read_bandwidth`;
 - writes: `write_overhead` and `write_sigma`; the link at `write_stream_bandwidth`; the
-  controller's command rate `write_iops`; a write-back buffer of `write_buffer` bytes (DRAM or
-  SLC cache) drained by programs of `program_bytes` that take `program_time` on one unit, so the
-  flash absorbs `write_bandwidth` = units x program_bytes / program_time;
+  controller's command rate `write_iops`, each command holding its write `write_command_share` of the interval
+  (1: one command at a time; less: commands overlap, the rate still caps IOPS); a write-back buffer of
+  `write_buffer` bytes (DRAM or SLC cache) drained by programs of `program_bytes` that take `program_time` on one
+  unit, so the flash absorbs `write_bandwidth` = units x program_bytes / program_time;
 - interference: reads wait for a program on their unit, or `suspend_latency` with
   `program_suspend` (Wu & He, FAST'12).
 
@@ -49,6 +50,7 @@ class DriveModel:
     write_sigma: float = 0.2
     write_stream_bandwidth: float = 2.5e9
     write_iops: float = 400e3
+    write_command_share: float = 1.0  # of the command interval 1 / write_iops that a write waits (drive_sim)
     program_time: float = 1e-3
     write_bandwidth: float = 1e9
     write_buffer: float = 64e6
@@ -85,7 +87,12 @@ class DriveModel:
         return self.host_per_io + self.read_overhead + self.read_service(size) + size / self.read_bandwidth
 
     def write_latency_alone(self, size: float = KIB4) -> float:
-        return self.host_per_io + self.write_overhead + size / self.write_stream_bandwidth + 1.0 / self.write_iops
+        return (
+            self.host_per_io
+            + self.write_overhead
+            + size / self.write_stream_bandwidth
+            + self.write_command_share / self.write_iops
+        )
 
     def params(self, buffer_full: bool = False, buffer: float | None = None) -> np.ndarray:
         p = np.zeros(ds.N_PARAMS)
@@ -101,6 +108,7 @@ class DriveModel:
         p[ds.P_W_SIGMA] = self.write_sigma
         p[ds.P_W_LINK] = self.write_stream_bandwidth
         p[ds.P_W_CMD] = 1.0 / self.write_iops
+        p[ds.P_W_CMD_SHARE] = self.write_command_share
         p[ds.P_PROG_TIME] = self.program_time
         p[ds.P_PROG_BYTES] = self.program_bytes
         p[ds.P_BUFFER] = self.write_buffer if buffer is None else buffer
