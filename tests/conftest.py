@@ -48,6 +48,15 @@ def small():
     return small_config
 
 
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory, request):
+    """A paper's figures drawn at quick scale, once per test file that sets `PAPER` (tests/figure_checks.py): (root,
+    files written)."""
+    from tests.figure_checks import draw_quick
+
+    return draw_quick(tmp_path_factory, request.module.PAPER)
+
+
 # ---------------------------------------------------------------- the fast tier (tests/tiers.py)
 def pytest_addoption(parser):
     parser.addoption("--fast", action="store_true", help="the fast tier: the cheapest recorded tests (tests/tiers.py)")

@@ -1,5 +1,7 @@
 """Shared by the figure test files (one per paper, so that pytest-xdist spreads the papers' sweeps over the workers):
-draw a paper's registered figures at quick scale and check what every figure must write."""
+draw a paper's registered figures at quick scale and check what every figure must write. A paper's file sets
+`PAPER` and imports the `test_*` functions below, which pytest then runs as that file's own; their `quick` is the
+fixture of tests/conftest.py, which draws `PAPER`'s figures once per file."""
 
 from __future__ import annotations
 
@@ -73,3 +75,19 @@ def check_sweeps_load(ids: list[str]) -> None:
         points = _sweep_for(all_figures()[fid], "quick").points
         params = [json.dumps(p.params, sort_keys=True, default=str) for p in points]
         assert points and len(set(params)) == len(params), fid
+
+
+# ---------------------------------------------------------------- run in each paper's file (its PAPER; conftest's
+# `quick` fixture draws the paper's figures)
+def test_every_figures_sweep_loads_at_quick_scale(request):
+    check_sweeps_load(ids_of(request.module.PAPER))
+
+
+def test_every_figure_is_written(quick, request):
+    ids = ids_of(request.module.PAPER)
+    assert len(ids) >= 3
+    check_written(*quick, ids)
+
+
+def test_the_papers_numbers_beside_ours(quick, request):
+    check_paper_numbers(quick[0], ids_of(request.module.PAPER))

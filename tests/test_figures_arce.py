@@ -12,11 +12,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from lsmsim.figures import make_figures
 from lsmsim.figures.arce import ORDER, PAPER_FIG9, PAPER_TABLE3, paper_table
 from lsmsim.figures.registry import experiments_dir
 from lsmsim.sweeps import load_sweep
-from tests.figure_checks import sweep_jobs
+from tests.figure_checks import draw_quick, ids_of
 
 IDS = ["arce-fig8", "arce-fig9", "arce-fig10c", "arce-table3", "arce-fig11"]
 ARCE = Path(experiments_dir()) / "arce"
@@ -24,16 +23,8 @@ ARCE = Path(experiments_dir()) / "arce"
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
-    root = tmp_path_factory.mktemp("arce-figures")
-    written = make_figures(
-        only=IDS,
-        out=root / "figures",
-        results=root / "results",
-        scale="quick",
-        jobs=sweep_jobs(),
-        progress=False,
-        log=lambda *a: None,
-    )
+    assert sorted(ids_of("arce")) == sorted(IDS)
+    root, written = draw_quick(tmp_path_factory, "arce")
     return root / "figures", written
 
 

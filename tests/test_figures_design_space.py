@@ -2,29 +2,14 @@
 every figure is drawn from its sweep, and the drawn data keep the paper's headline orderings."""
 
 import pandas as pd
-import pytest
 
-from tests.figure_checks import check_paper_numbers, check_sweeps_load, check_written, draw_quick, ids_of
+from tests.figure_checks import (  # noqa: F401 (the shared tests, run as this file's)
+    test_every_figure_is_written,
+    test_every_figures_sweep_loads_at_quick_scale,
+    test_the_papers_numbers_beside_ours,
+)
 
-IDS = ids_of("design-space")
-
-
-@pytest.fixture(scope="module")
-def quick(tmp_path_factory):
-    return draw_quick(tmp_path_factory, "design-space")
-
-
-def test_every_figures_sweep_loads_at_quick_scale():
-    check_sweeps_load(IDS)
-
-
-def test_every_figure_is_written(quick):
-    assert len(IDS) >= 3
-    check_written(*quick, IDS)
-
-
-def test_the_papers_numbers_beside_ours(quick):
-    check_paper_numbers(quick[0], IDS)
+PAPER = "design-space"
 
 
 def test_design_space_fig4_orderings_the_paper_reports(quick):

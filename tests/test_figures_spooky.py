@@ -5,27 +5,13 @@ import pandas as pd
 import pytest
 
 from lsmsim.figures import make_figures
-from tests.figure_checks import check_paper_numbers, check_sweeps_load, check_written, draw_quick, ids_of
+from tests.figure_checks import (  # noqa: F401 (the shared tests, run as this file's)
+    test_every_figure_is_written,
+    test_every_figures_sweep_loads_at_quick_scale,
+    test_the_papers_numbers_beside_ours,
+)
 
-IDS = ids_of("spooky")
-
-
-@pytest.fixture(scope="module")
-def quick(tmp_path_factory):
-    return draw_quick(tmp_path_factory, "spooky")
-
-
-def test_every_figures_sweep_loads_at_quick_scale():
-    check_sweeps_load(IDS)
-
-
-def test_every_figure_is_written(quick):
-    assert len(IDS) >= 3
-    check_written(*quick, IDS)
-
-
-def test_the_papers_numbers_beside_ours(quick):
-    check_paper_numbers(quick[0], IDS)
+PAPER = "spooky"
 
 
 def test_spooky_partial_merge_has_more_gc(quick):
