@@ -463,6 +463,7 @@ def test_skip_variants_leaves_variants_of_a_shared_file_out_at_every_scale(tmp_p
     assert "sweep.skip_variants" in str(e.value) and "allowed: lev, tier" in str(e.value)
 
 
+@pytest.mark.serial  # in the full suite's parallel pass its sweep ignored Ctrl-C twice (2026-11-29; cause not found)
 def test_ctrl_c_stops_keeps_finished_points_and_leaves_nothing_partial(tmp_path):
     # 48 points of ~1.5 s on two workers: Ctrl-C after the first always finds points to stop (with 6, a full suite
     # on a fast host once saw the sweep end, exit 0, before the signal arrived; with 16, once a full suite on both
