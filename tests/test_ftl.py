@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from lsmsim.errors import ConfigError, InvariantError
-from lsmsim.ssd import alloc as alloc_module
+from lsmsim.ssd import alloc_reference
 from lsmsim.ssd import gc_theory as gt
-from lsmsim.ssd.alloc import DeviceFullError, ExtentAllocator, WalkingAllocator
+from lsmsim.ssd.alloc import DeviceFullError, ExtentAllocator
+from lsmsim.ssd.alloc_reference import ReferenceAllocator, WalkingAllocator
 from lsmsim.ssd.ftl import FTL, FTLConfig, ratio_to_spare_factor, spare_factor_to_ratio
 from tests.ftl_reference import FTLReference
 
@@ -335,8 +336,12 @@ def test_op_conversions_and_geometry():
 
 
 # ---------------------------------------------------------------- extent allocator
-def test_alloc_free_round_trip():
-    al = ExtentAllocator(100)
+BOTH = pytest.mark.parametrize("Alloc", [ExtentAllocator, ReferenceAllocator], ids=["numba", "reference"])
+
+
+@BOTH
+def test_alloc_free_round_trip(Alloc):
+    al = Alloc(100)
     assert al.alloc("a", 30) == [(0, 30)]
     assert al.alloc("b", 20) == [(30, 20)]
     assert al.used_pages == 50 and al.free_pages == 50
@@ -350,8 +355,9 @@ def test_alloc_free_round_trip():
         al.free("b")
 
 
-def test_alloc_is_next_fit_and_files_grow():
-    al = ExtentAllocator(100)
+@BOTH
+def test_alloc_is_next_fit_and_files_grow(Alloc):
+    al = Alloc(100)
     al.alloc(1, 10), al.alloc(2, 10), al.alloc(3, 10)
     al.free(1)  # hole at 0..10, but the rover is at 30
     assert al.alloc(4, 5) == [(30, 5)]
@@ -361,8 +367,9 @@ def test_alloc_is_next_fit_and_files_grow():
     assert al.alloc(6, 10) == [(0, 10)]
 
 
-def test_alloc_splits_a_file_when_fragmented():
-    al = ExtentAllocator(100)
+@BOTH
+def test_alloc_splits_a_file_when_fragmented(Alloc):
+    al = Alloc(100)
     for i in range(10):
         al.alloc(i, 10)
     for i in (1, 4, 7):
@@ -375,8 +382,9 @@ def test_alloc_splits_a_file_when_fragmented():
     assert al.free_extents == [(10, 10), (40, 10), (70, 10)]
 
 
-def test_alloc_device_full():
-    al = ExtentAllocator(64)
+@BOTH
+def test_alloc_device_full(Alloc):
+    al = Alloc(64)
     al.alloc("x", 60)
     with pytest.raises(DeviceFullError, match="only 4 of 64"):
         al.alloc("y", 5)
@@ -387,8 +395,9 @@ def test_alloc_device_full():
         al.alloc("z", 1)
 
 
-def test_free_coalesces_neighbours():
-    al = ExtentAllocator(50)
+@BOTH
+def test_free_coalesces_neighbours(Alloc):
+    al = Alloc(50)
     for i in range(5):
         al.alloc(i, 10)
     al.free(1), al.free(3)
@@ -400,9 +409,10 @@ def test_free_coalesces_neighbours():
     assert al.alloc("all", 50) == [(0, 50)]  # one extent again
 
 
-def test_allocator_random_churn_keeps_invariants():
+@BOTH
+def test_allocator_random_churn_keeps_invariants(Alloc):
     rng = np.random.default_rng(9)
-    al = ExtentAllocator(5000)
+    al = Alloc(5000)
     owner = np.full(5000, -1)
     live = []
     for fid in range(3000):
@@ -427,10 +437,10 @@ def test_allocator_random_churn_keeps_invariants():
 @pytest.mark.parametrize("leaves", [1, 7, 64, 1 << 16])
 def test_allocator_max_tree_picks_the_extent_the_walk_picks(monkeypatch, leaves):
     """Next-fit through the bucket max-tree hands out the same extents as the walk, with any bucket width."""
-    monkeypatch.setattr(alloc_module, "_LEAVES", leaves)
+    monkeypatch.setattr(alloc_reference, "_LEAVES", leaves)
     rng = np.random.default_rng(leaves)
     total = 7919
-    fast, walk = ExtentAllocator(total), WalkingAllocator(total)
+    fast, walk = ReferenceAllocator(total), WalkingAllocator(total)
     assert fast._width == -(-total // leaves)
     live, fragmented = [], 0
     for fid in range(4000):
@@ -447,8 +457,40 @@ def test_allocator_max_tree_picks_the_extent_the_walk_picks(monkeypatch, leaves)
     assert fragmented > 0  # the fragmented path ran too
 
 
-def test_double_free_is_detected():
-    al = ExtentAllocator(20)
+@pytest.mark.parametrize("width", [1, 3, 64, 5000])
+def test_numba_allocator_follows_the_python_reference_call_by_call(width):
+    """The numba kernels hand out, return and coalesce exactly as the plain-Python reference, with any bucket
+    width, through growing files, fragmentation, wrap-around and a full device."""
+    rng = np.random.default_rng(width)
+    total = 6007
+    fast, ref = ExtentAllocator(total, width=width), ReferenceAllocator(total)
+    live, fragmented, grown = [], 0, 0
+    for step in range(5000):
+        n = int(rng.choice([1, 2, 7, 33, 150, 600]))
+        if fast.free_pages < n or rng.random() < 0.45 and live:
+            victim = live.pop(int(rng.integers(len(live))))
+            assert fast.free(victim) == ref.free(victim)
+        else:
+            fid = live[-1] if live and rng.random() < 0.2 else step  # sometimes a file grows
+            grown += fid != step
+            fragmented += ref.largest_free_extent < n
+            assert fast.alloc(fid, n) == ref.alloc(fid, n)
+            if fid == step:
+                live.append(fid)
+            np.testing.assert_array_equal(fast.pages(fid), ref.pages(fid))
+        assert fast.largest_free_extent == ref.largest_free_extent
+        assert fast.free_pages == ref.free_pages
+    assert fast.free_extents == ref.free_extents
+    assert fragmented > 10 and grown > 50
+
+
+@BOTH
+def test_double_free_is_detected(Alloc):
+    al = Alloc(20)
     al.alloc("a", 10)
     with pytest.raises(InvariantError):
         al._give_back(15, 2)  # inside free space
+    with pytest.raises(InvariantError):
+        al._give_back(9, 2)  # its end lies in free space
+    with pytest.raises(InvariantError):
+        al._give_back(5, 20)  # it holds free space

@@ -26,7 +26,7 @@ from .. import units
 from ..errors import ConfigError
 from ..fields import Bandwidth, Bytes, Duration, OpRate, Section
 from ..ssd.alloc import DeviceFullError as _AllocFull
-from ..ssd.alloc import ExtentAllocator
+from ..ssd.alloc import ExtentAllocator, extent_pages
 from ..ssd.ftl import FTL, FTLConfig
 from ..ssd.timing import KIB4, DriveModel
 from .base import Device, DeviceFullError, DeviceOptions
@@ -206,16 +206,6 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
 
 
 # ---------------------------------------------------------------- the device
-def _pages_of(extents: list[tuple[int, int]]) -> np.ndarray:
-    """The logical pages of (start, length) extents, in order."""
-    if len(extents) == 1:
-        a, n = extents[0]
-        return np.arange(a, a + n, dtype=np.int64)
-    if not extents:
-        return np.zeros(0, np.int64)
-    return np.concatenate([np.arange(a, a + n, dtype=np.int64) for a, n in extents])
-
-
 MAX_AUTO_PAGES = 1 << 24  # logical pages an `auto` mapping unit keeps the FTL under (128 MiB of tables)
 
 
@@ -317,7 +307,7 @@ class SSDDevice(Device):
                 f"device full: {self.pages_total * self.page / 1e9:.2f} GB of logical capacity cannot hold "
                 f"the tree and its in-flight outputs; raise device.capacity"
             ) from None
-        lpns = _pages_of(extents)
+        lpns = extent_pages(extents)
         self._chunks.setdefault(fid, []).append(key)
         self.peak_used_pages = max(self.peak_used_pages, self.alloc.used_pages)
         return lpns
@@ -365,7 +355,7 @@ class SSDDevice(Device):
         self._hint.pop(file_id, None)
         if self.ftl is None:
             return
-        pages = _pages_of([e for ex in lpns for e in ex])
+        pages = extent_pages([e for ex in lpns for e in ex])
         if not pages.size:
             return
         mode = self.cfg.ftl.trim
