@@ -80,6 +80,12 @@ FIXED = {"wd-zns-conventional": {"write_sigma": 0.2}}
 # Opt-in parameters a device's traces call for (calibrate.OPT_IN). WD ZNS's 4 KiB writes plateau at 56-59K IOPS
 # from queue depth 2 on, where one alone takes 20us: its controller overlaps write commands (issue 39).
 ALSO = {"wd-zns-conventional": ["write_command_share"]}
+# Starting points of the fit (calibrate.fit's `starts`): from the default write rate (400K) WD ZNS's fit stops at
+# 72.7K IOPS, the first minimum that explains its writes' latencies; its plateau is 56-59K.
+STARTS = {"wd-zns-conventional": 2}
+# Candidate numbers of parallel units where a search over all of them costs an hour: WD ZNS's search by units gave
+# costs 4: 7.50, 8: 6.84, 16: 4.64, 32: 4.39, 64: 3.54, 128: 3.30 (issue 39), so its refits start at 128.
+UNITS = {"wd-zns-conventional": "128"}
 
 HALF = (1, 4, 16, 64)
 
@@ -142,8 +148,9 @@ def main() -> int:
             capacity=parse_size(capacity),
             exclude=["layout"],
             fix=[f"{k}={v}" for k, v in FIXED.get(name, {}).items()] or None,
-            units=None,
+            units=UNITS.get(name),
             also=ALSO.get(name, []),
+            starts=STARTS.get(name, 1),
             holdout="none",  # the held-out traces are the replay globs' beyond the fit's (fit_traces)
             fio_traces=replay_globs,
             fit_traces=fit_globs,

@@ -205,6 +205,8 @@ def test_ssd_calibrate_and_replay(tmp_path):
     bad.write_text("{not json")
     r = lsmsim("ssd", "calibrate", str(bad), "-o", str(tmp_path / "x.yaml"))
     assert r.returncode == 2 and "Traceback" not in r.stderr and "bad.json" in r.stderr
+    r = lsmsim("ssd", "calibrate", *reads, "-o", str(tmp_path / "x.yaml"), "--starts", "0")
+    assert r.returncode == 2 and "--starts" in r.stderr and "at least 1" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_setup_warms_every_policy_kernel():

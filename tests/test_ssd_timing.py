@@ -7,7 +7,7 @@ from types import SimpleNamespace as NS
 import numpy as np
 import pytest
 
-from lsmsim.ssd.calibrate import BoundHit, compare, fit
+from lsmsim.ssd.calibrate import BoundHit, compare, data_starts, fit, observations
 from lsmsim.ssd.fio import FioJobSpec
 from lsmsim.ssd.timing import DriveModel, Job, fio_job
 
@@ -209,6 +209,28 @@ def test_fit_recovers_overlapping_write_commands_when_asked():
     serial = fit(traces, fixed=fixed, units=(16,), n_ios=4000)  # not asked for: one command at a time
     assert "write_command_share" in serial.defaults and serial.model.write_command_share == 1.0
     assert misses(serial)
+
+
+def test_multi_start_fit_keeps_the_best_start_and_begins_at_the_traces_write_rate():
+    """starts=3 fits the chosen units again from the traces' own write rate (1.1x the most small writes a second
+    seen) and one random point: the first start is the one-start fit, the kept cost is the least of them all."""
+    truth = DriveModel(units=16, host_per_io=3e-6, write_overhead=4e-6, write_iops=58e3, write_command_share=0.6,
+                       write_sigma=0.2)  # fmt: skip
+    jobs = [(f"rw{q}", "randwrite", KIB4, q, 0) for q in (1, 2, 4, 16)]
+    fixed = {k: getattr(truth, k) for k in ("host_per_io", "write_stream_bandwidth", "write_sigma", "program_time")}
+    traces = _synthetic(truth, jobs, 8000)
+    obs = [o for o in observations(traces) if o.iops > 0]
+    assert data_starts(obs)["write_iops"] == pytest.approx(1.1 * max(o.iops for o in obs))
+    kw = dict(fixed=fixed, units=(16,), n_ios=3000, also=("write_command_share",))
+    one = fit(traces, **kw)
+    three = fit(traces, starts=3, **kw)
+    assert len(one.start_costs) == 1 and len(three.start_costs) == 3
+    assert three.start_costs[0] == pytest.approx(one.start_costs[0], rel=1e-9)  # common random numbers
+    assert len(set(three.start_costs)) == 3  # the other starts ran from elsewhere
+    assert three.cost <= min(three.start_costs) + 1e-12
+    assert three.model.write_iops == pytest.approx(58e3, rel=0.05)
+    again = fit(traces, starts=3, **kw)
+    assert again.start_costs == three.start_costs  # seeded: deterministic
 
 
 def test_fit_refuses_parameters_at_their_bounds():

@@ -3,6 +3,7 @@ measured vs simulated per trace and per device."""
 
 from __future__ import annotations
 
+import argparse
 import math
 import sys
 from pathlib import Path
@@ -110,8 +111,19 @@ def _short(name: str) -> str:
     return name
 
 
-def _progress(u, cost):
-    print(f"  units={u}: cost {cost:.4f}", file=sys.stderr, flush=True)
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: a whole number of at least 1")
+    return n
+
+
+def _progress(u, cost, start=None):
+    at = f", start {start}" if start else ""
+    print(f"  units={u}{at}: cost {cost:.4f}", file=sys.stderr, flush=True)
 
 
 def cmd_calibrate(args) -> int:
@@ -135,7 +147,9 @@ def cmd_calibrate(args) -> int:
     units = tuple(int(x) for x in args.units.split(",")) if args.units else None
     kept = f" (held out to judge the fit: {len(held)}, by {_by(per_axis)})" if held else ""
     print(f"fitting {len(train)} of {len(results)} fio jobs{kept} ...", file=sys.stderr)
-    f = fit(train, fixed=fixed, progress=_progress, also=also, **({"units": units} if units else {}))
+    f = fit(
+        train, fixed=fixed, progress=_progress, also=also, starts=args.starts, **({"units": units} if units else {})
+    )
     source = f"lsmsim ssd calibrate from {len(train)} fio jobs" + (f", {len(held)} more held out" if held else "")
     dev = to_device(f.model, source, args.capacity, args.fio_traces, getattr(args, "fit_traces", None))
     atomic_write(Path(args.output), lambda p: Path(p).write_text(yaml.safe_dump(dev, sort_keys=False)))
@@ -298,6 +312,13 @@ def add_parser(sub):
         metavar="PARAM",
         help="fit these parameters too, held at their defaults unless named: write_command_share (write commands "
         "that overlap in the controller)",
+    )
+    c.add_argument(
+        "--starts",
+        type=_positive_int,
+        default=1,
+        help="fit the best number of units again from this many starting points and keep the best (default 1: the "
+        "estimates only; 2 adds the traces' own write rate, more add random points within a factor e)",
     )
     c.add_argument(
         "--holdout",
