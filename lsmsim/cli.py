@@ -485,22 +485,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def entry() -> None:
-    """The `lsmsim` console script (and `python -m lsmsim.cli`): `main`, then leave without the interpreter's
-    teardown, which frees numba's compiled code and every object of the run one by one: 0.6-0.7 s, a quarter of a
-    small `lsmsim run` (benchmarks/startup.py). Only once the output is flushed and no child process or
-    non-daemon thread is left (a sweep's workers are gone by then); otherwise the usual exit."""
-    code = main()
-    import threading
+    """The console script (and `python -m lsmsim.cli`): `main`, then leave without the interpreter's teardown."""
+    from .fast_exit import leave
 
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):  # a closed pipe: let the usual exit report nothing more
-        sys.exit(code)
-    others = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
-    if others or ("multiprocessing" in sys.modules and sys.modules["multiprocessing"].active_children()):
-        sys.exit(code)
-    os._exit(code)
+    leave(main())
 
 
 if __name__ == "__main__":
