@@ -79,6 +79,26 @@ def test_write_command_rate_caps_iops_and_its_share_sets_the_latency_alone():
         assert deep.iops["write"] * deep.mean["write"] == pytest.approx(32, rel=0.01)  # Little's law
 
 
+def test_writes_below_the_program_unit_take_longer_in_the_command_stage():
+    """A write smaller than write_unit holds the command stage subunit_write_time longer (merged into a whole unit):
+    at depth 4 and 8 KiB writes reach 1 / (1 / write_iops + subunit_write_time), 16 KiB ones write_iops; alone a small
+    write pays the share of the longer interval (write_latency_alone). With the default unit (4 KiB) nothing
+    changes: 4 KiB writes are not below it."""
+    m = quiet(write_iops=70e3, write_unit=16384, subunit_write_time=3e-6, write_command_share=0.5,
+              write_overhead=10e-6, write_buffer=1e12, write_stream_bandwidth=7e9)  # fmt: skip
+    small = 1 / (1 / 70e3 + 3e-6)
+    for size, rate in ((KIB4, small), (8192, small), (16384, 70e3)):
+        deep = fio_job(m, Job(size, size, 0.0, 32), 20000)
+        assert deep.iops["write"] == pytest.approx(rate, rel=0.01), size
+        alone = fio_job(m, Job(size, size, 0.0, 1), 5000)
+        assert alone.mean["write"] == pytest.approx(m.write_latency_alone(size), rel=1e-9)
+    assert m.write_latency_alone(KIB4) - m.write_latency_alone(16384) == pytest.approx(
+        0.5 * 3e-6 - 12288 / 7e9, rel=1e-9
+    )
+    plain = replace(m, write_unit=KIB4)
+    assert fio_job(plain, Job(KIB4, KIB4, 0.0, 32), 20000).iops["write"] == pytest.approx(70e3, rel=0.01)
+
+
 def test_write_buffer_absorbs_then_throttles_to_the_program_rate():
     m = quiet(write_bandwidth=200e6, write_buffer=64e6, write_stream_bandwidth=4e9, write_iops=1e6)
     # QD1 offers ~400 MB/s: a 600 MB/s flash keeps up, acknowledgements stay at buffer speed
@@ -209,6 +229,40 @@ def test_fit_recovers_overlapping_write_commands_when_asked():
     serial = fit(traces, fixed=fixed, units=(16,), n_ios=4000)  # not asked for: one command at a time
     assert "write_command_share" in serial.defaults and serial.model.write_command_share == 1.0
     assert misses(serial)
+
+
+def test_fit_recovers_the_program_unit_penalty_from_two_write_sizes():
+    """WD ZNS's case (issue 39): 4 KiB writes plateau below the rate 16 KiB ones reach. Given the unit (--fix
+    write_unit), the fit recovers the extra command time of a small write and the command rate; without it one rate
+    cannot follow both sizes."""
+    truth = DriveModel(units=16, host_per_io=3e-6, write_overhead=4e-6, write_iops=70e3, write_unit=16384,
+                       subunit_write_time=3e-6, write_sigma=0.2, write_stream_bandwidth=7e9)  # fmt: skip
+    jobs = [(f"rw{b}-{q}", "randwrite", b, q, 0) for b in (KIB4, 16384) for q in (1, 4, 16)]
+    known = (
+        "host_per_io",
+        "write_overhead",
+        "write_stream_bandwidth",
+        "write_sigma",
+        "program_time",
+        "write_bandwidth",
+    )
+    fixed = {k: getattr(truth, k) for k in known + ("write_unit",)}
+    traces = _synthetic(truth, jobs, 8000)
+
+    def worst(f):
+        return max(
+            abs(r[f"{k}_model"] / r[f"{k}_measured"] - 1)
+            for r in compare(f.model, traces, n_ios=8000)
+            for k in ("iops", "p50")
+        )
+
+    f = fit(traces, fixed=fixed, units=(16,), n_ios=3000, also=("subunit_write_time",))
+    assert "subunit_write_time" in f.fitted
+    assert f.model.subunit_write_time == pytest.approx(3e-6, rel=0.15)
+    assert f.model.write_iops == pytest.approx(70e3, rel=0.05)
+    assert worst(f) < 0.05
+    one_rate = fit(traces, fixed={**fixed, "write_unit": KIB4}, units=(16,), n_ios=3000)
+    assert worst(one_rate) > 0.08
 
 
 def test_multi_start_fit_keeps_the_best_start_and_begins_at_the_traces_write_rate():

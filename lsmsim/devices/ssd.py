@@ -134,6 +134,15 @@ class SSDOptions(DeviceOptions):
         description="Share of the write command interval (1 / write.iops) a write waits in the controller: 1 serves "
         "one command at a time; below 1 commands overlap, the rate still capping IOPS (fitted to fio traces).",
     )
+    write_unit: Bytes = Field(
+        4096,
+        gt=0,
+        description="Program unit: a write smaller than this takes subunit_write_time more in the controller's command "
+        "stage, merged into a whole unit (fitted to fio traces of several write sizes).",
+    )
+    subunit_write_time: Duration = Field(
+        units.parse_duration("2us"), ge=0, description="Extra command time of a write smaller than write_unit."
+    )
     command_slots: int = Field(
         1024,
         ge=1,
@@ -178,7 +187,8 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
         r_flash = max(0.1e-6, n / r.iops - transfer - retry)
     r_over = r.latency - cfg.host_per_io - r_flash - retry - transfer - KIB4 / r.bandwidth
     w_iops = w.iops if w.iops is not None else 1e7
-    w_over = w.latency - cfg.host_per_io - KIB4 / w.stream_bandwidth - cfg.write_command_share / w_iops
+    interval = 1.0 / w_iops + (cfg.subunit_write_time if KIB4 < cfg.write_unit else 0.0)
+    w_over = w.latency - cfg.host_per_io - KIB4 / w.stream_bandwidth - cfg.write_command_share * interval
     return DriveModel(
         units=n,
         host_per_io=cfg.host_per_io,
@@ -195,6 +205,8 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
         write_stream_bandwidth=w.stream_bandwidth,
         write_iops=w_iops,
         write_command_share=cfg.write_command_share,
+        write_unit=float(cfg.write_unit),
+        subunit_write_time=cfg.subunit_write_time,
         program_time=w.flash_time if w.flash_time is not None else 1e-3,
         write_bandwidth=w.bandwidth,
         write_buffer=float(cfg.write_buffer),

@@ -43,6 +43,8 @@ BOUNDS: dict[str, tuple[float, float, float, str]] = {
     "write_stream_bandwidth": (100e6, 7.88e9, 2.5e9, "host link, writes"),
     "write_iops": (5e3, 3e6, 400e3, "controller's write command rate"),
     "write_command_share": (0.1, 1.0, 1.0, "share of the command interval a write waits: 1 one at a time, 0.1 ten"),
+    "write_unit": (4096, 262144, 4096, "program unit: bytes below which a write is merged into a whole unit"),
+    "subunit_write_time": (0.05e-6, 100e-6, 2e-6, "extra command time of a write below the program unit"),
     "program_time": (20e-6, 8e-3, 1e-3, "one flash program (tPROG): SLC ~0.2ms, TLC 0.5-3ms"),
     "write_bandwidth": (10e6, 7.88e9, 1e9, "flash program rate over all units"),
     "write_buffer": (1e6, 2e12, 64e6, "write-back buffer (DRAM or SLC cache)"),
@@ -53,9 +55,10 @@ UNITS = (4, 8, 16, 32, 64, 128)  # coarse grid; the best one's neighbours are tr
 EDGES = {"write_command_share"}  # may end at its upper bound: 1 is a physical case (commands one at a time)
 # fitted only when asked (`fit(also=...)`, `--also`): overlapping write commands explain a drive whose write IOPS
 # plateau below what its lone write's latency allows (WD ZNS), but they also let a fit explain a host-cached disk's
-# writes, faster than any drive's, that the bounds otherwise refuse
-OPT_IN = {"write_command_share"}
-STEPPED = ("read_retry_fraction", "page", "command_slots", "write_buffer", "readahead")
+# writes, faster than any drive's, that the bounds otherwise refuse; a program unit explains small writes slower
+# per command than large ones (WD ZNS), and only traces of several write sizes tell it apart
+OPT_IN = {"write_command_share", "write_unit", "subunit_write_time"}
+STEPPED = ("read_retry_fraction", "page", "command_slots", "write_buffer", "readahead", "write_unit")
 SENSITIVE = 0.03  # relative change of a prediction that counts as "constrained"
 P99_WEIGHT = 0.5  # p99 is noisier in fio and in the simulation than IOPS and p50
 FIT_IOS = 6000  # requests simulated per observation while fitting (more when comparing)
@@ -156,7 +159,8 @@ def initial(obs: list[Observation]) -> DriveModel:
     if w1:
         lat = min(1.0 / o.iops for o in w1)
         kw["write_overhead"] = max(
-            0.5e-6, lat - m.host_per_io - m.write_command_share / m.write_iops - KIB4 / m.write_stream_bandwidth
+            0.5e-6,
+            lat - m.host_per_io - m.write_command_share * m.command_interval(KIB4) - KIB4 / m.write_stream_bandwidth,
         )
     if writes:
         kw["write_bandwidth"] = min(7.5e9, max(o.iops * o.job.size_write for o in writes))

@@ -311,7 +311,8 @@ def add_parser(sub):
         nargs="*",
         metavar="PARAM",
         help="fit these parameters too, held at their defaults unless named: write_command_share (write commands "
-        "that overlap in the controller)",
+        "that overlap in the controller), write_unit and subunit_write_time (a program unit small writes are merged "
+        "into)",
     )
     c.add_argument(
         "--starts",

@@ -64,6 +64,8 @@ def to_device(
         "program_suspend": bool(model.program_suspend),
         "suspend_latency": us(model.suspend_latency),
         "write_command_share": float(f"{model.write_command_share:.4g}"),
+        "write_unit": int(model.write_unit),
+        "subunit_write_time": us(model.subunit_write_time),
         "command_slots": int(round(model.command_slots)),
         "readahead": int(model.readahead),
     }

@@ -9,7 +9,8 @@
   USENIX ATC'08 §3); the host link at `read_bandwidth`;
 - writes: `write_overhead` and `write_sigma`; the link at `write_stream_bandwidth`; the
   controller's command rate `write_iops`, each command holding its write `write_command_share` of the interval
-  (1: one command at a time; less: commands overlap, the rate still caps IOPS); a write-back buffer of
+  (1: one command at a time; less: commands overlap, the rate still caps IOPS), a write smaller than the program
+  unit `write_unit` taking `subunit_write_time` more (merged into a whole unit first); a write-back buffer of
   `write_buffer` bytes (DRAM or SLC cache) drained by programs of `program_bytes` that take `program_time` on one
   unit, so the flash absorbs `write_bandwidth` = units x program_bytes / program_time;
 - interference: reads wait for a program on their unit, or `suspend_latency` with
@@ -51,6 +52,8 @@ class DriveModel:
     write_stream_bandwidth: float = 2.5e9
     write_iops: float = 400e3
     write_command_share: float = 1.0  # of the command interval 1 / write_iops that a write waits (drive_sim)
+    write_unit: float = KIB4  # program unit: a smaller write takes subunit_write_time more in the command stage
+    subunit_write_time: float = 2e-6
     program_time: float = 1e-3
     write_bandwidth: float = 1e9
     write_buffer: float = 64e6
@@ -86,12 +89,16 @@ class DriveModel:
         """Mean latency of one read at queue depth 1 (no collisions)."""
         return self.host_per_io + self.read_overhead + self.read_service(size) + size / self.read_bandwidth
 
+    def command_interval(self, size: float = KIB4) -> float:
+        """Seconds between two write commands of `size` bytes at the controller's full rate."""
+        return 1.0 / self.write_iops + (self.subunit_write_time if size < self.write_unit else 0.0)
+
     def write_latency_alone(self, size: float = KIB4) -> float:
         return (
             self.host_per_io
             + self.write_overhead
             + size / self.write_stream_bandwidth
-            + self.write_command_share / self.write_iops
+            + self.write_command_share * self.command_interval(size)
         )
 
     def params(self, buffer_full: bool = False, buffer: float | None = None) -> np.ndarray:
@@ -109,6 +116,8 @@ class DriveModel:
         p[ds.P_W_LINK] = self.write_stream_bandwidth
         p[ds.P_W_CMD] = 1.0 / self.write_iops
         p[ds.P_W_CMD_SHARE] = self.write_command_share
+        p[ds.P_W_UNIT] = self.write_unit
+        p[ds.P_W_SUBUNIT] = self.subunit_write_time
         p[ds.P_PROG_TIME] = self.program_time
         p[ds.P_PROG_BYTES] = self.program_bytes
         p[ds.P_BUFFER] = self.write_buffer if buffer is None else buffer
