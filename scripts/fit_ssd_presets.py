@@ -89,7 +89,47 @@ STARTS = {"wd-zns-conventional": 2}
 # costs 4: 7.50, 8: 6.84, 16: 4.64, 32: 4.39, 64: 3.54, 128: 3.30 (issue 39), so its refits start at 128.
 UNITS = {"wd-zns-conventional": "128"}
 
+# Read off the traces after the fit, where its least-squares cost and the traces part ways: WD ZNS's writes below
+# the program unit run at one plateau from queue depth 2 on (56-59K IOPS), but the fit's p50 terms at depths 2-8,
+# where fio's latencies are bimodal (random 4 KiB writes at depth 4: p50 39us, sequential 62us, at the same IOPS),
+# pull their rate up to 69K. So the unit's extra time is set to what the plateau measures, 1 / plateau - 1 /
+# write_iops (the lone write keeps its measured latency): 46 of the drive's 88 directions meet every goal, against
+# 19 with the fitted value (issue 39).
+PLATEAU = {"wd-zns-conventional": 2}  # the queue depth the plateau starts at
+
 HALF = (1, 4, 16, 64)
+
+
+def set_subunit_from_plateau(path: Path, files: list[str], min_depth: int) -> None:
+    """subunit_write_time from the median IOPS of the pure writes below the program unit at min_depth and deeper."""
+    import statistics
+
+    import yaml
+
+    from lsmsim.ssd.calibrate import observations
+    from lsmsim.ssd.profile import load_traces
+    from lsmsim.units import parse_duration, parse_op_rate
+
+    data = yaml.safe_load(path.read_text())
+    unit = float(data["write_unit"])
+    small = [
+        o.iops
+        for o in observations(load_traces(files, ("layout",)))
+        if o.direction == "write"
+        and o.job.read_fraction <= 0
+        and o.job.size_write < unit
+        and o.job.iodepth * o.job.numjobs >= min_depth
+    ]
+    plateau = statistics.median(small)
+    fitted = parse_duration(data["subunit_write_time"])
+    sub = max(0.0, 1.0 / plateau - 1.0 / parse_op_rate(data["write"]["iops"]))
+    data["subunit_write_time"] = f"{sub * 1e6:.4g}us"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    print(
+        f"subunit_write_time: {sub * 1e6:.3g}us from the plateau of {len(small)} jobs ({plateau:,.0f} IOPS), "
+        f"fitted {fitted * 1e6:.3g}us",
+        flush=True,
+    )
 
 
 def header(path: Path, name: str, n_files: int) -> None:
@@ -158,6 +198,8 @@ def main() -> int:
             fit_traces=fit_globs,
         )
         cli.cmd_calibrate(ns)
+        if name in PLATEAU:
+            set_subunit_from_plateau(out / f"{name}.yaml", files, PLATEAU[name])
         header(out / f"{name}.yaml", name, len(files))
     return 0
 
