@@ -194,6 +194,12 @@ def test_fit_recovers_known_parameters_from_reads_alone():
         assert row["p50_model"] == pytest.approx(row["p50_measured"], rel=0.05), row["job"]
 
 
+# the parts of a write the synthetic write-only drives below hold at their true values: with few block sizes they
+# add to the same latency and trade against each other
+LONE_WRITE = ("host_per_io", "write_overhead", "write_stream_bandwidth", "write_sigma", "program_time",
+              "write_bandwidth")  # fmt: skip
+
+
 def test_fit_recovers_overlapping_write_commands_when_asked():
     """write_command_share is opt-in (calibrate.OPT_IN). A drive like WD ZNS: a lone 4KiB write takes 18.9us, less
     than the host, the least overhead, the link and the interval of its 58K-IOPS plateau add up to, so commands one
@@ -203,15 +209,7 @@ def test_fit_recovers_overlapping_write_commands_when_asked():
     truth = DriveModel(units=16, host_per_io=3e-6, write_overhead=4e-6, write_iops=58e3, write_command_share=0.6,
                        write_sigma=0.2)  # fmt: skip
     jobs = [(f"rw{q}", "randwrite", KIB4, q, 0) for q in (1, 2, 4, 16)]
-    known = (
-        "host_per_io",
-        "write_overhead",
-        "write_stream_bandwidth",
-        "write_sigma",
-        "program_time",
-        "write_bandwidth",
-    )
-    fixed = {k: getattr(truth, k) for k in known}  # (40 MB of writes never fill the 64 MB buffer: no programs show)
+    fixed = {k: getattr(truth, k) for k in LONE_WRITE}  # (40 MB of writes never fill the 64 MB buffer: no programs)
     traces = _synthetic(truth, jobs, 10000)
 
     def misses(f):
@@ -238,15 +236,7 @@ def test_fit_recovers_the_program_unit_penalty_from_two_write_sizes():
     truth = DriveModel(units=16, host_per_io=3e-6, write_overhead=4e-6, write_iops=70e3, write_unit=16384,
                        subunit_write_time=3e-6, write_sigma=0.2, write_stream_bandwidth=7e9)  # fmt: skip
     jobs = [(f"rw{b}-{q}", "randwrite", b, q, 0) for b in (KIB4, 16384) for q in (1, 4, 16)]
-    known = (
-        "host_per_io",
-        "write_overhead",
-        "write_stream_bandwidth",
-        "write_sigma",
-        "program_time",
-        "write_bandwidth",
-    )
-    fixed = {k: getattr(truth, k) for k in known + ("write_unit",)}
+    fixed = {k: getattr(truth, k) for k in LONE_WRITE + ("write_unit",)}
     traces = _synthetic(truth, jobs, 8000)
 
     def worst(f):

@@ -33,7 +33,77 @@ class DeviceFullError(LsmsimError, ValueError):
     """An allocation asked for more logical pages than are free."""
 
 
-class ExtentAllocator:
+class FileExtents:
+    """What both allocators share: files as lists of (start, length) extents, and the checks of `alloc` and `free`.
+    A subclass takes pages (`_take`), returns them (`_release`) and counts them (`free_pages`)."""
+
+    total_pages: int
+    _files: dict[object, list[tuple[int, int]]]
+
+    @property
+    def free_pages(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def used_pages(self) -> int:
+        return self.total_pages - self.free_pages
+
+    def __contains__(self, file_id) -> bool:
+        return file_id in self._files
+
+    def extents(self, file_id) -> list[tuple[int, int]]:
+        return list(self._get(file_id))
+
+    def pages(self, file_id) -> np.ndarray:
+        """The file's logical pages in file order (int64)."""
+        return extent_pages(self._get(file_id))
+
+    def _get(self, file_id):
+        try:
+            return self._files[file_id]
+        except KeyError:
+            raise KeyError(f"no file {file_id!r} in the allocator") from None
+
+    def alloc(self, file_id, npages: int) -> list[tuple[int, int]]:
+        """Give `file_id` npages more pages; returns the new extents in file order.
+
+        One extent when a free extent is large enough, else several (fragmentation). A file id
+        that already exists grows. Raises DeviceFullError when fewer than npages pages are free.
+        """
+        need = int(npages)
+        if need < 0:
+            raise ValueError(f"npages must be >= 0, got {npages}")
+        free = self.free_pages
+        if need > free:
+            raise DeviceFullError(
+                f"cannot allocate {need} pages for file {file_id!r}: only {free} of "
+                f"{self.total_pages} logical pages are free"
+            )
+        out = self._take(need) if need else []
+        ex = self._files.setdefault(file_id, [])
+        for s, n in out:  # merge with the file's last extent when contiguous
+            if ex and ex[-1][0] + ex[-1][1] == s:
+                ex[-1] = (ex[-1][0], ex[-1][1] + n)
+            else:
+                ex.append((s, n))
+        return out
+
+    def free(self, file_id) -> list[tuple[int, int]]:
+        """Release the file; returns its extents (to TRIM). KeyError for an unknown file."""
+        ex = self._get(file_id)
+        del self._files[file_id]
+        if ex:
+            self._release(ex)
+        return ex
+
+    def _take(self, need: int) -> list[tuple[int, int]]:
+        raise NotImplementedError
+
+    def _release(self, extents: list[tuple[int, int]]) -> None:
+        raise NotImplementedError
+
+
+class ExtentAllocator(FileExtents):
     """Allocates logical pages [0, total_pages) to files as lists of (start, length) extents."""
 
     def __init__(self, total_pages: int, width: int | None = None):
@@ -54,16 +124,11 @@ class ExtentAllocator:
         if total_pages > 1:
             self._run[-1] = -total_pages
         K.touch(self._run, self._tree, self._meta, 0)
-        self._files: dict[object, list[tuple[int, int]]] = {}
+        self._files = {}
 
-    # ---------------------------------------------------------------- queries
     @property
     def free_pages(self) -> int:
         return int(self._meta[K.M_FREE])
-
-    @property
-    def used_pages(self) -> int:
-        return self.total_pages - self.free_pages
 
     @property
     def free_extents(self) -> list[tuple[int, int]]:
@@ -74,60 +139,14 @@ class ExtentAllocator:
     def largest_free_extent(self) -> int:
         return int(self._tree[1])
 
-    def __contains__(self, file_id) -> bool:
-        return file_id in self._files
+    def _take(self, need: int) -> list[tuple[int, int]]:
+        room = min(need if self._tree[1] < need else 1, int(self._meta[K.M_EXTENTS]))
+        starts, lens = np.empty(room, np.int64), np.empty(room, np.int64)
+        k = K.alloc(self._run, self._tree, self._meta, need, starts, lens)
+        return list(zip(starts[:k].tolist(), lens[:k].tolist()))
 
-    def extents(self, file_id) -> list[tuple[int, int]]:
-        return list(self._get(file_id))
-
-    def pages(self, file_id) -> np.ndarray:
-        """The file's logical pages in file order (int64)."""
-        return extent_pages(self._get(file_id))
-
-    def _get(self, file_id):
-        try:
-            return self._files[file_id]
-        except KeyError:
-            raise KeyError(f"no file {file_id!r} in the allocator") from None
-
-    # ---------------------------------------------------------------- alloc / free
-    def alloc(self, file_id, npages: int) -> list[tuple[int, int]]:
-        """Give `file_id` npages more pages; returns the new extents in file order.
-
-        One extent when a free extent is large enough, else several (fragmentation). A file id
-        that already exists grows. Raises DeviceFullError when fewer than npages pages are free.
-        """
-        need = int(npages)
-        if need < 0:
-            raise ValueError(f"npages must be >= 0, got {npages}")
-        free = self.free_pages
-        if need > free:
-            raise DeviceFullError(
-                f"cannot allocate {need} pages for file {file_id!r}: only {free} of "
-                f"{self.total_pages} logical pages are free"
-            )
-        out: list[tuple[int, int]] = []
-        if need:
-            room = need if self._tree[1] < need else 1
-            room = min(room, int(self._meta[K.M_EXTENTS]))
-            starts, lens = np.empty(room, np.int64), np.empty(room, np.int64)
-            k = K.alloc(self._run, self._tree, self._meta, need, starts, lens)
-            out = list(zip(starts[:k].tolist(), lens[:k].tolist()))
-        ex = self._files.setdefault(file_id, [])
-        for s, n in out:  # merge with the file's last extent when contiguous
-            if ex and ex[-1][0] + ex[-1][1] == s:
-                ex[-1] = (ex[-1][0], ex[-1][1] + n)
-            else:
-                ex.append((s, n))
-        return out
-
-    def free(self, file_id) -> list[tuple[int, int]]:
-        """Release the file; returns its extents (to TRIM). KeyError for an unknown file."""
-        ex = self._get(file_id)
-        del self._files[file_id]
-        if ex:
-            self._give_back(*np.array(ex, np.int64).T)
-        return ex
+    def _release(self, extents: list[tuple[int, int]]) -> None:
+        self._give_back(*np.array(extents, np.int64).T)
 
     def _give_back(self, starts, lens) -> None:
         starts, lens = np.atleast_1d(np.asarray(starts, np.int64)), np.atleast_1d(np.asarray(lens, np.int64))

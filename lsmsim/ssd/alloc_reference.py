@@ -20,17 +20,15 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from itertools import chain
 
-import numpy as np
-
 from ..errors import InvariantError
-from .alloc import DeviceFullError
+from .alloc import FileExtents
 
 __all__ = ["ReferenceAllocator", "WalkingAllocator"]
 
 _LEAVES = 1 << 16  # buckets of the max-tree: at most this many, each at least one page wide
 
 
-class ReferenceAllocator:
+class ReferenceAllocator(FileExtents):
     """Allocates logical pages [0, total_pages) to files as lists of (start, length) extents."""
 
     def __init__(self, total_pages: int):
@@ -52,10 +50,6 @@ class ReferenceAllocator:
 
     # ---------------------------------------------------------------- queries
     @property
-    def used_pages(self) -> int:
-        return self.total_pages - self._free
-
-    @property
     def free_pages(self) -> int:
         return self._free
 
@@ -67,71 +61,29 @@ class ReferenceAllocator:
     def largest_free_extent(self) -> int:
         return self._tree[1]
 
-    def __contains__(self, file_id) -> bool:
-        return file_id in self._files
-
-    def extents(self, file_id) -> list[tuple[int, int]]:
-        return list(self._get(file_id))
-
-    def pages(self, file_id) -> np.ndarray:
-        """The file's logical pages in file order (int64)."""
-        ex = self._get(file_id)
-        if not ex:
-            return np.zeros(0, dtype=np.int64)
-        return np.concatenate([np.arange(s, s + n, dtype=np.int64) for s, n in ex])
-
-    def _get(self, file_id):
-        try:
-            return self._files[file_id]
-        except KeyError:
-            raise KeyError(f"no file {file_id!r} in the allocator") from None
-
     # ---------------------------------------------------------------- alloc / free
-    def alloc(self, file_id, npages: int) -> list[tuple[int, int]]:
-        """Give `file_id` npages more pages; returns the new extents in file order.
-
-        One extent when a free extent is large enough, else several (fragmentation). A file id
-        that already exists grows. Raises DeviceFullError when fewer than npages pages are free.
-        """
-        need = int(npages)
-        if need < 0:
-            raise ValueError(f"npages must be >= 0, got {npages}")
-        if need > self._free:
-            raise DeviceFullError(
-                f"cannot allocate {need} pages for file {file_id!r}: only {self._free} of "
-                f"{self.total_pages} logical pages are free"
-            )
-        out: list[tuple[int, int]] = []
-        if need:
-            starts, lens = self._starts, self._lens
-            k = bisect_left(starts, self._cursor)
-            j = self._next_fit(k, need)
-            if j is not None:  # next fit: one extent
+    def _take(self, need: int) -> list[tuple[int, int]]:
+        starts, lens = self._starts, self._lens
+        k = bisect_left(starts, self._cursor)
+        j = self._next_fit(k, need)
+        if j is not None:  # next fit: one extent
+            out = [(starts[j], need)]
+            self._take_from(j, need)
+        else:  # fragmented: consecutive extents in next-fit order
+            out, left = [], need
+            for j in chain(range(k, len(starts)), range(0, k)):
                 s = starts[j]
-                out.append((s, need))
-                self._take(j, need)
-            else:  # fragmented: consecutive extents in next-fit order
-                picks, left = [], need
-                for j in chain(range(k, len(starts)), range(0, k)):
-                    s = starts[j]
-                    t = min(lens[s], left)
-                    picks.append((s, t))
-                    left -= t
-                    if not left:
-                        break
-                for s, t in picks:
-                    self._take(bisect_left(starts, s), t)
-                out = picks
-            self._free -= need
-            self._cursor = out[-1][0] + out[-1][1]
-            if self._cursor >= self.total_pages:
-                self._cursor = 0
-        ex = self._files.setdefault(file_id, [])
-        for s, n in out:  # merge with the file's last extent when contiguous
-            if ex and ex[-1][0] + ex[-1][1] == s:
-                ex[-1] = (ex[-1][0], ex[-1][1] + n)
-            else:
-                ex.append((s, n))
+                t = min(lens[s], left)
+                out.append((s, t))
+                left -= t
+                if not left:
+                    break
+            for s, t in out:
+                self._take_from(bisect_left(starts, s), t)
+        self._free -= need
+        self._cursor = out[-1][0] + out[-1][1]
+        if self._cursor >= self.total_pages:
+            self._cursor = 0
         return out
 
     def _next_fit(self, k: int, need: int) -> int | None:
@@ -186,7 +138,7 @@ class ReferenceAllocator:
             t[i] = v
             i >>= 1
 
-    def _take(self, j: int, n: int) -> None:
+    def _take_from(self, j: int, n: int) -> None:
         """Remove the first n pages of free extent number j."""
         s = self._starts[j]
         length = self._lens.pop(s)
@@ -199,13 +151,9 @@ class ReferenceAllocator:
             del self._starts[j]
         self._touch(s)
 
-    def free(self, file_id) -> list[tuple[int, int]]:
-        """Release the file; returns its extents (to TRIM). KeyError for an unknown file."""
-        ex = self._get(file_id)
-        del self._files[file_id]
-        for s, n in ex:
+    def _release(self, extents: list[tuple[int, int]]) -> None:
+        for s, n in extents:
             self._give_back(s, n)
-        return ex
 
     def _give_back(self, s: int, n: int) -> None:
         starts, lens = self._starts, self._lens
