@@ -84,12 +84,15 @@ _USES: dict[str, list[str]] = {}
 
 def pytest_collection_modifyitems(config, items):
     _USES.update({i.nodeid: _shared_fixtures(i) for i in items})
-    if not config.getoption("--fast"):
-        return
-    from tests.tiers import read_record, select_fast
+    from tests.tiers import heaviest_files_first, read_record, select_fast
 
     durations, uses, fixtures = read_record()
-    keep = select_fast([i.nodeid for i in items], durations, uses={**uses, **_USES}, fixtures=fixtures)
+    uses = {**uses, **_USES}
+    position = {n: k for k, n in enumerate(heaviest_files_first([i.nodeid for i in items], durations, uses, fixtures))}
+    items.sort(key=lambda i: position[i.nodeid])
+    if not config.getoption("--fast"):
+        return
+    keep = select_fast([i.nodeid for i in items], durations, uses=uses, fixtures=fixtures)
     config.hook.pytest_deselected(items=[i for i in items if i.nodeid not in keep])
     items[:] = [i for i in items if i.nodeid in keep]
 
@@ -98,9 +101,25 @@ def pytest_runtest_logreport(report):
     _TIMES.setdefault(report.nodeid, {})[report.when] = report.duration
 
 
+class _WorkerUses:
+    """Under pytest-xdist the controller collects nothing: each worker sends the shared fixtures its tests use."""
+
+    @staticmethod
+    def pytest_testnodedown(node, error):
+        _USES.update(getattr(node, "workeroutput", {}).get("lsmsim_uses", {}))
+
+
+def pytest_configure(config):
+    if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(_WorkerUses(), "lsmsim-worker-uses")
+
+
 def pytest_sessionfinish(session, exitstatus):
     config = session.config
     if not config.getoption("--record-durations") or exitstatus != 0 or config.getoption("--fast"):
+        return
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller records, from every worker's reports
+        config.workeroutput["lsmsim_uses"] = dict(_USES)
         return
     import subprocess
 

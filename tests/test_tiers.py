@@ -1,6 +1,6 @@
 """The fast tier's choice of tests (tests/tiers.py)."""
 
-from tests.tiers import read_record, select_fast, split_setup, write_record
+from tests.tiers import heaviest_files_first, read_record, select_fast, split_setup, write_record
 
 
 def test_fast_tier_keeps_the_cheapest_within_budget_every_file_and_new_tests():
@@ -49,3 +49,21 @@ def test_record_round_trip_with_the_host(tmp_path):
     assert '"host"' in p.read_text() and '"commit": "abc"' in p.read_text()
     write_record({"x.py::u": {"call": 0.7}}, {}, "def", p)  # a run of one test updates it and keeps the others
     assert read_record(p)[0] == {"x.py::t": 1.235, "x.py::u": 0.7}
+
+
+def test_the_dearest_files_are_handed_out_first_with_their_tests_together():
+    """A figure file of cheap tests behind one long shared fixture goes before a file of many dearer tests; an
+    unknown file costs nothing; a file's tests keep their order."""
+    ids = ["a.py::t1", "a.py::t2", "figs.py::one", "figs.py::two", "new.py::t", "b.py::t"]
+    rec = {"a.py::t1": 5.0, "a.py::t2": 6.0, "figs.py::one": 0.1, "figs.py::two": 0.1, "b.py::t": 8.0}
+    uses = {"figs.py::one": ["figs.py::quick"], "figs.py::two": ["figs.py::quick"]}
+    order = heaviest_files_first(ids, rec, uses, {"figs.py::quick": 100.0})
+    assert order == ["figs.py::one", "figs.py::two", "a.py::t1", "a.py::t2", "b.py::t", "new.py::t"]
+    assert heaviest_files_first(ids, rec) == [
+        "a.py::t1",
+        "a.py::t2",
+        "b.py::t",
+        "figs.py::one",
+        "figs.py::two",
+        "new.py::t",
+    ]  # the fixture unpriced: figs.py costs 0.2 s

@@ -64,6 +64,30 @@ def select_fast(
     return keep
 
 
+def heaviest_files_first(
+    nodeids: list[str],
+    durations: dict[str, float],
+    uses: dict[str, list[str]] | None = None,
+    fixtures: dict[str, float] | None = None,
+) -> list[str]:
+    """`nodeids` with their files ordered by recorded cost, the dearest first (each file's tests and the shared
+    fixtures they use, each paid once; a file the record does not know costs nothing), the tests of a file kept
+    together and in their order. pytest-xdist (`--dist loadfile --no-loadscope-reorder`) hands files out in this
+    order, so the long figure files start at once instead of last, where one of them alone ran the pass's last
+    ten minutes on one core while the other core sat idle."""
+    uses, fixtures = uses or {}, fixtures or {}
+    by_file: dict[str, list[str]] = {}
+    for n in nodeids:
+        by_file.setdefault(n.split("::", 1)[0], []).append(n)
+
+    def cost(ids: list[str]) -> float:
+        shared = {f for n in ids for f in uses.get(n, ())}
+        return sum(durations.get(n, 0.0) for n in ids) + sum(fixtures.get(f, 0.0) for f in shared)
+
+    order = sorted(by_file, key=lambda f: -cost(by_file[f]))  # stable: equal costs keep the collection's order
+    return [n for f in order for n in by_file[f]]
+
+
 def read_record(path: Path = DURATIONS) -> tuple[dict[str, float], dict[str, list[str]], dict[str, float]]:
     """(per-test seconds, the shared fixtures each test uses, each shared fixture's setup seconds); empty when
     nothing is recorded yet."""
