@@ -194,3 +194,28 @@ def test_a_histograms_percentiles_never_exceed_its_largest_latency():
     row = h.row()
     assert row["p999_s"] <= row["max_s"] == pytest.approx(1.002e-4) and row["p50_s"] <= row["p99_s"]
     assert row["count"] == 4 and isinstance(row["count"], int)  # 3.75 operations of mass: 4
+
+
+@pytest.mark.parametrize("hi", [3.0, 7.0])
+def test_the_binning_kernel_puts_each_mass_where_add_does(hi):
+    """add_many (the numba kernel) against one plain-Python `add` a mass: the same bins, totals, sum and max, for
+    latencies below the lowest edge and above the highest, non-finite ones and masses of zero, below zero or NaN."""
+    from lsmsim.sim.recorder import LatencyHistogram
+
+    rng = np.random.default_rng(3)
+    lat = 10.0 ** rng.uniform(-9.5, hi + 1.0, 2000)
+    lat[:6] = [np.nan, np.inf, -np.inf, 0.0, -1.0, 1e-8]
+    mass = rng.exponential(1.0, lat.size)
+    mass[6:12] = [0.0, -1.0, np.nan, np.inf, 1e-300, 3.0]
+    for weight in (mass, 0.25):
+        kernel, reference = LatencyHistogram(hi=hi), LatencyHistogram(hi=hi)
+        kernel.add_many(lat, weight)
+        for x, m in zip(lat, np.broadcast_to(weight, lat.shape)):
+            if np.isfinite(m) or m > 0:  # add_many drops a NaN mass (`add` alone would take it)
+                reference.add(float(x), float(m))
+        assert np.array_equal(kernel.w, reference.w, equal_nan=True)
+        assert kernel.total == pytest.approx(reference.total) and kernel.max == reference.max
+        if np.isfinite(kernel.sum):
+            assert kernel.sum == pytest.approx(reference.sum)
+    with pytest.raises(ValueError, match="3 weights for 2"):
+        LatencyHistogram().add_many(np.array([1e-3, 2e-3]), np.ones(3))

@@ -85,6 +85,7 @@ def job_events(jobs) -> list[tuple[float, str]]:
         r = row._asdict()
         state = [int(x) for x in r["lsm_state"]]
         outputs = list(zip(r["output_file_ids"], r["output_file_bytes"]))
+        out_bytes = max(1, sum(b for _, b in outputs))
         if r["kind"] == "trivial_move":
             total = int(sum(b for _, b in outputs))
             out.append(
@@ -110,7 +111,7 @@ def job_events(jobs) -> list[tuple[float, str]]:
                     "file_number": int(i),
                     "file_size": int(b),
                     "table_properties": {
-                        "num_entries": round(r["output_entries"] * b / max(1, sum(x for _, x in outputs)))
+                        "num_entries": round(r["output_entries"] * b / out_bytes)
                     },
                 },
             )

@@ -90,6 +90,11 @@ class Policy(abc.ABC):
     def pick(self, view: View) -> Compaction | None:
         """The next compaction to run, or None (RocksDB's PickCompaction)."""
 
+    def next_compaction(self, view: View) -> Compaction | None:
+        """`pick` when `needs_compaction`, else None: what the background threads ask. A policy whose two share
+        their work overrides it to do that work once."""
+        return self.pick(view) if self.needs_compaction(view) else None
+
     # ---------------------------------------------------------------- callbacks
     def on_flush(self, view: View, run: Run | None) -> None:
         """A flush installed `run` in L0."""

@@ -130,7 +130,7 @@ class PolicyDriver:
     def _compact(self, db) -> None:
         for _ in range(10_000):
             view = StaticView(self.tree)
-            c = self.policy.pick(view) if self.policy.needs_compaction(view) else None
+            c = self.policy.next_compaction(view)
             if c is None:
                 return
             self._execute(db, c)

@@ -136,7 +136,7 @@ class Background:
             flushing.add(id(imm))
         self.policy_idle = False
         while not self.hold_compactions and self.threads_busy("compaction") < m.threads.compaction:
-            c = self.policy.pick(self.view) if self.policy.needs_compaction(self.view) else None
+            c = self.policy.next_compaction(self.view)
             if c is None:
                 self.policy_idle = True
                 break

@@ -13,6 +13,7 @@ from ..lsm.sstable import Samples
 from ..result import Result, code_state
 from ..tolerances import ROUND_EPS, TIME_EPS
 from . import limits, queueing
+from ._histogram_kernel import add_masses
 from .counters import OPS
 from .summary import build_summary
 
@@ -49,17 +50,16 @@ class LatencyHistogram:
         self.max = max(self.max, latency)
 
     def add_many(self, lat: np.ndarray, weight: float | np.ndarray = 1.0) -> None:
-        """Latencies `lat`, each of mass `weight` (one for all, or one each)."""
-        w = np.broadcast_to(np.asarray(weight, float), lat.shape)
-        keep = np.isfinite(lat) & (w > 0)
-        lat, w = lat[keep], w[keep]
-        if lat.size == 0:
-            return
-        i = ((np.log10(np.maximum(lat, _LAT_MIN)) - _LAT_LO) / (self.hi - _LAT_LO) * self.bins).astype(int)
-        np.add.at(self.w, np.clip(i, 0, self.bins - 1), w)
-        self.total += float(w.sum())
-        self.sum += float((lat * w).sum())
-        self.max = max(self.max, float(lat.max()))
+        """Latencies `lat`, each of mass `weight` (one for all, or one each): `add` for each, in a numba kernel."""
+        lat = np.ascontiguousarray(lat, dtype=np.float64)
+        w = np.ascontiguousarray(np.atleast_1d(np.asarray(weight, dtype=np.float64)))
+        if w.shape[0] != 1 and w.shape != lat.shape:
+            raise ValueError(f"{w.shape[0]} weights for {lat.shape[0]} latencies")
+        total, moment, top = add_masses(self.w, lat.ravel(), w.ravel(), _LAT_LO, self.hi, _LAT_MIN)
+        if total > 0:
+            self.total += total
+            self.sum += moment
+            self.max = max(self.max, top)
 
     def percentile(self, q: float) -> float:
         if self.total <= 0:

@@ -139,7 +139,14 @@ class Spooky(Policy):
         return self._plan(view)[0] is not None
 
     def pick(self, view: View) -> Compaction | None:
+        return self._take(*self._plan(view))
+
+    def next_compaction(self, view: View) -> Compaction | None:
+        """needs_compaction and pick from one plan (a plan walks the partitions: it was a sixth of a fig14d run)."""
         c, pass_ = self._plan(view)
+        return None if c is None else self._take(c, pass_)
+
+    def _take(self, c: Compaction | None, pass_: Pass | None) -> Compaction | None:
         if pass_ is not self.pass_:
             self.pass_ = pass_
             self.counts["passes"] += pass_ is not None
