@@ -110,9 +110,7 @@ def job_events(jobs) -> list[tuple[float, str]]:
                     "event": "table_file_creation",
                     "file_number": int(i),
                     "file_size": int(b),
-                    "table_properties": {
-                        "num_entries": round(r["output_entries"] * b / out_bytes)
-                    },
+                    "table_properties": {"num_entries": round(r["output_entries"] * b / out_bytes)},
                 },
             )
             for i, b in outputs
