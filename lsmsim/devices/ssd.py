@@ -28,7 +28,7 @@ from ..fields import Bandwidth, Bytes, Duration, OpRate, Section
 from ..ssd.alloc import DeviceFullError as _AllocFull
 from ..ssd.alloc import ExtentAllocator, extent_pages
 from ..ssd.ftl import FTL, FTLConfig
-from ..ssd.timing import KIB4, DriveModel
+from ..ssd.timing import KIB4, DriveModel, command_interval
 from .base import Device, DeviceFullError, DeviceOptions
 from .registry import register
 
@@ -187,7 +187,7 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
         r_flash = max(0.1e-6, n / r.iops - transfer - retry)
     r_over = r.latency - cfg.host_per_io - r_flash - retry - transfer - KIB4 / r.bandwidth
     w_iops = w.iops if w.iops is not None else 1e7
-    interval = 1.0 / w_iops + (cfg.subunit_write_time if KIB4 < cfg.write_unit else 0.0)
+    interval = command_interval(w_iops, cfg.write_unit, cfg.subunit_write_time)
     w_over = w.latency - cfg.host_per_io - KIB4 / w.stream_bandwidth - cfg.write_command_share * interval
     return DriveModel(
         units=n,

@@ -35,6 +35,12 @@ from . import drive_sim as ds
 KIB4 = 4096.0
 
 
+def command_interval(write_iops: float, write_unit: float, subunit_write_time: float, size: float = KIB4) -> float:
+    """Seconds between two write commands of `size` bytes at the controller's full rate `write_iops`: a write below
+    the program unit `write_unit` holds the command stage `subunit_write_time` longer (merged into a whole unit)."""
+    return 1.0 / write_iops + (subunit_write_time if size < write_unit else 0.0)
+
+
 @dataclass(frozen=True)
 class DriveModel:
     units: int = 32
@@ -91,7 +97,7 @@ class DriveModel:
 
     def command_interval(self, size: float = KIB4) -> float:
         """Seconds between two write commands of `size` bytes at the controller's full rate."""
-        return 1.0 / self.write_iops + (self.subunit_write_time if size < self.write_unit else 0.0)
+        return command_interval(self.write_iops, self.write_unit, self.subunit_write_time, size)
 
     def write_latency_alone(self, size: float = KIB4) -> float:
         return (
