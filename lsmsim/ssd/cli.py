@@ -312,7 +312,8 @@ def add_parser(sub):
         metavar="PARAM",
         help="fit these parameters too, held at their defaults unless named: write_command_share (write commands "
         "that overlap in the controller), write_unit and subunit_write_time (a program unit small writes are merged "
-        "into)",
+        "into; fitting write_unit starts it at 4 KiB, where a drive without the effect is refused at that bound: "
+        "rather --fix write_unit=<bytes> and --also subunit_write_time)",
     )
     c.add_argument(
         "--starts",
