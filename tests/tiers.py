@@ -73,8 +73,8 @@ def heaviest_files_first(
     """`nodeids` with their files ordered by recorded cost, the dearest first (each file's tests and the shared
     fixtures they use, each paid once; a file the record does not know costs nothing), the tests of a file kept
     together and in their order. pytest-xdist (`--dist loadfile --no-loadscope-reorder`) hands files out in this
-    order, so the long figure files start at once instead of last, where one of them alone ran the pass's last
-    ten minutes on one core while the other core sat idle."""
+    order, so the long figure files start at once; by test count (xdist's own order) they started last, and the last
+    of them ran on for minutes after the other core had run out of files."""
     uses, fixtures = uses or {}, fixtures or {}
     by_file: dict[str, list[str]] = {}
     for n in nodeids:
