@@ -26,8 +26,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-import numba
 import numpy as np
+
+from .._numba import numba
 
 GRID = np.concatenate([[0.0], np.logspace(-6, 0, 241)])  # data fractions: fine near 0, where skew lives
 

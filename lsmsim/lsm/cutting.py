@@ -29,9 +29,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-import numba
 import numpy as np
 
+from .._numba import numba
 from .sstable import SSTFile
 
 

@@ -17,9 +17,9 @@ Two stores of that one bit per key, chosen by the key space's size:
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from .._numba import numba
 from ..errors import ConfigError
 
 DENSE_LIMIT_BYTES = 64 << 20  # bitmap up to 512M keys; a hash set of the keys written above

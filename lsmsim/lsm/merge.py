@@ -9,8 +9,9 @@ range, as RocksDB does (compaction_iterator.cc, `bottommost_level`).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from .._numba import numba
 
 
 @numba.njit(cache=True, inline="always")

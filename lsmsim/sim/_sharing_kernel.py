@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from .._numba import njit
 from ..tolerances import REL_EPS, SHARE_EPS
 
 

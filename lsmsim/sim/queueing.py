@@ -36,8 +36,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from .._numba import njit
 from ..tolerances import TIME_EPS
 
 __all__ = [

@@ -16,8 +16,9 @@ State (arrays owned by `alloc.ExtentAllocator`; N logical pages):
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from .._numba import numba
 
 M_CURSOR, M_FREE, M_WIDTH, M_SIZE, M_EXTENTS = range(5)  # slots of `meta`
 NMETA = 5

@@ -8,7 +8,8 @@ numbers whatever order events happen in (common random numbers across parameter 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .._numba import njit
 
 
 @njit(cache=True, inline="always")

@@ -48,8 +48,8 @@ fixed seed it is deterministic.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .._numba import njit
 from .des import lognormal as _lognormal
 from .des import pop as _pop
 from .des import push as _push

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
+
+from .._numba import numba
 
 _FNV_OFFSET_BASIS_64 = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME_64 = np.uint64(1099511628211)

@@ -8,9 +8,9 @@ full key set. Sequence numbers count every real write, so sampled seqnos keep th
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from .._numba import numba
 from ..config import PhaseConfig
 from ..lsm.sstable import Samples
 from ._kernels import splitmix as _splitmix

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
+from .._numba import numba
 from ._kernels import splitmix
 
 MAX_VALUE = 1 << 20  # MixGraph's value buffer (default_value_max)

@@ -17,8 +17,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from ..._numba import njit
 from ...tolerances import REL_EPS, ROUND_EPS
 
 

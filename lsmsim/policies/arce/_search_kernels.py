@@ -4,15 +4,15 @@ They call _kernels.py's chooser and cost model; ``search.py`` is their Python AP
 plain-Python transcription the tests check them against. R-numbers refer to docs/arce-readings.md.
 """
 
-# numba cache: built on _kernels.py sha256 c02b1b1dde383296
+# numba cache: built on _kernels.py sha256 f53f007eaa943896
 # (numba's cache does not see edits to _kernels.py; tests/test_architecture.py checks this line, and renewing it
 # after such an edit renews this file's cache.)
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
 
+from ..._numba import njit, prange
 from ._kernels import MCK, _choose_nb, _fg_cost_nb
 
 

@@ -13,7 +13,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+
+from ..._numba import njit
 
 
 class KernelParams(NamedTuple):

@@ -16,10 +16,11 @@ State (arrays owned by `model.FTL`; P pages per block, F host frontiers, frontie
 
 from __future__ import annotations
 
-import numba
 from llvmlite import ir as llvm_ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
+
+from ..._numba import numba
 
 
 @intrinsic
