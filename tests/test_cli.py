@@ -182,7 +182,10 @@ def test_ssd_calibrate_and_replay(tmp_path):
     assert "Traceback" not in r.stderr and not prof.exists()
     # a read-only set fits: the write side keeps its defaults, and the profile loads and replays
     reads = [t for t in traces if "randread" in t]
-    r = lsmsim("ssd", "calibrate", *reads, "-o", str(prof), "--units", "8", "--fix", "read_sigma=0.1")
+    r = lsmsim(
+        "ssd", "calibrate", *reads, "-o", str(prof), "--units", "8", "--fix", "read_sigma=0.1", "program_first=1",
+        "--start", "read_flash_time=50e-6", "--robust",
+    )  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert "fitted (" in r.stdout and "goal" in r.stdout  # which parameters the traces constrained
     assert "default (no trace constrains it)" in r.stdout and "fixed (--fix)" in r.stdout
@@ -192,6 +195,7 @@ def test_ssd_calibrate_and_replay(tmp_path):
     assert "randread-4k-qd8" in held and "randread-4k-qd8" not in fitted and "randread-4k-qd32" in fitted
     data = yaml.safe_load(prof.read_text())
     assert data["model"] == "ssd" and data["read"]["flash_time"] and data["read"]["sigma"] == 0.1
+    assert data["program_first"] is True  # a switch held with --fix
     assert data["write"]["bandwidth"] == "1000MB/s"  # the documented default
     r = lsmsim("ssd", "replay", str(prof), str(fio / "randrw70-4k-qd32.fio"))
     assert r.returncode == 0, r.stderr
@@ -205,6 +209,8 @@ def test_ssd_calibrate_and_replay(tmp_path):
     bad.write_text("{not json")
     r = lsmsim("ssd", "calibrate", str(bad), "-o", str(tmp_path / "x.yaml"))
     assert r.returncode == 2 and "Traceback" not in r.stderr and "bad.json" in r.stderr
+    r = lsmsim("ssd", "calibrate", *reads, "-o", str(tmp_path / "x.yaml"), "--start", "flash=1")
+    assert r.returncode == 2 and "--start flash" in r.stderr and "read_flash_time" in r.stderr, r.stderr
     r = lsmsim("ssd", "calibrate", *reads, "-o", str(tmp_path / "x.yaml"), "--starts", "0")
     assert r.returncode == 2 and "--starts" in r.stderr and "at least 1" in r.stderr and "Traceback" not in r.stderr
 

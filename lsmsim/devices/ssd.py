@@ -123,6 +123,11 @@ class SSDOptions(DeviceOptions):
     )
     read_retry_time: Duration = Field(units.parse_duration("300us"), ge=0, description="Extra time of a retried read.")
     program_suspend: bool = Field(False, description="Reads suspend a program in progress (Wu & He, FAST'12).")
+    program_first: bool = Field(
+        False,
+        description="A flash unit that finishes a job starts the next program from the write buffer before its "
+        "queued reads (writes stay fast, reads wait); false: reads first.",
+    )
     suspend_latency: Duration = Field(units.parse_duration("20us"), gt=0)
     readahead: Bytes = Field(
         0, ge=0, description="Bytes the controller reads ahead for sequential reads (fio rw=read); 0: none."
@@ -211,6 +216,7 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
         write_bandwidth=w.bandwidth,
         write_buffer=float(cfg.write_buffer),
         program_suspend=cfg.program_suspend,
+        program_first=cfg.program_first,
         suspend_latency=cfg.suspend_latency,
         command_slots=cfg.command_slots,
         readahead=float(cfg.readahead),

@@ -58,9 +58,12 @@ EDGES = {"write_command_share"}  # may end at its upper bound: 1 is a physical c
 # writes, faster than any drive's, that the bounds otherwise refuse; a program unit explains small writes slower
 # per command than large ones (WD ZNS), and only traces of several write sizes tell it apart
 OPT_IN = {"write_command_share", "write_unit", "subunit_write_time"}
+# switches of the model's structure (`timing.DriveModel`'s booleans): never fitted, held with `fixed` (`--fix NAME=1`)
+FLAGS = {"program_first": "a unit starts a waiting program before its queued reads", "program_suspend": "reads suspend"}
 STEPPED = ("read_retry_fraction", "page", "command_slots", "write_buffer", "readahead", "write_unit")
 SENSITIVE = 0.03  # relative change of a prediction that counts as "constrained"
 P99_WEIGHT = 0.5  # p99 is noisier in fio and in the simulation than IOPS and p50
+ROBUST_SCALE = math.log(1.15)  # `fit(robust=True)`: residuals past a 15% miss (the mixes' goal) count linearly
 FIT_IOS = 6000  # requests simulated per observation while fitting (more when comparing)
 COMPARE_IOS = 40000
 
@@ -233,17 +236,22 @@ def fit(
     also: tuple[str, ...] = (),
     starts: int = 1,
     seed: int = 0,
+    start_at: dict | None = None,
+    robust: bool = False,
 ) -> Fit:
     """Fit a drive model to fio results (any subset: read-only sets keep the write defaults).
     `progress(units, cost)` is called after each candidate number of units; `also`: OPT_IN parameters to fit.
     `starts` > 1: after the search over units, fit the best candidate again from more starting points (the
     traces' own rates, `data_starts`, then points drawn log-uniformly within a factor e of the estimates, from
-    `seed`) and keep the best; least squares stops in the first minimum it meets."""
+    `seed`) and keep the best; least squares stops in the first minimum it meets. `start_at`: starting values that
+    replace the traces' estimates (`initial`), e.g. a region found by hand that the estimates lie far from.
+    `robust`: misses beyond `ROBUST_SCALE` weigh in linearly rather than squared (least squares' soft_l1 loss), so a
+    few figures no parameter can reach (fio's p99 at depth 1024) do not drag the rest away from their goals."""
     obs = [o for o in observations(results) if o.iops > 0]
     if not obs:
         raise ValueError("no fio job in these files did any read or write I/O")
     fixed = dict(fixed or {})
-    guess = replace(initial(obs), **fixed)
+    guess = replace(initial(obs), **{**(start_at or {}), **fixed})
     sens = sensitivity(replace(guess, units=32), obs, n_ios)
     free = [k for k in BOUNDS if sens[k] and k not in fixed and (k not in OPT_IN or k in also)]
     defaults = [k for k in BOUNDS if k not in free and k not in fixed]
@@ -281,6 +289,7 @@ def fit(
             bounds=(lo, hi),
             method="trf",
             max_nfev=30 * max(1, len(free)),
+            **({"loss": "soft_l1", "f_scale": ROBUST_SCALE} if robust else {}),
         )
         if record:
             costs[u] = float(sol.cost)
@@ -307,7 +316,7 @@ def fit(
     # polish the best candidate without derivatives: Powell's line searches tolerate the small
     # jumps of simulated figures (event reorderings) that make finite-difference steps fail
     polish = minimize(
-        lambda x: 0.5 * float(np.sum(_residuals(model_of(x, u), obs, n_ios) ** 2)),
+        lambda x: _cost(_residuals(model_of(x, u), obs, n_ios), robust),
         sol.x,
         method="Powell",
         bounds=list(zip(lo, hi)),
@@ -322,6 +331,14 @@ def fit(
     return Fit(
         model, free, defaults, {k: [names[i] for i in sens[k]] for k in free}, float(sol.cost), costs, start_costs
     )
+
+
+def _cost(res: np.ndarray, robust: bool) -> float:
+    """least_squares' cost of residuals `res`: 0.5 sum r^2, or with `robust` its soft_l1 loss at ROBUST_SCALE."""
+    if not robust:
+        return 0.5 * float(np.sum(res**2))
+    z = (res / ROBUST_SCALE) ** 2
+    return 0.5 * ROBUST_SCALE**2 * float(np.sum(2.0 * (np.sqrt(1.0 + z) - 1.0)))
 
 
 def _refuse_bounds(model: DriveModel, free: list[str], x, lo, hi) -> None:

@@ -126,21 +126,37 @@ def _progress(u, cost, start=None):
     print(f"  units={u}{at}: cost {cost:.4f}", file=sys.stderr, flush=True)
 
 
+def _start_at(pairs: list[str] | None) -> dict:
+    """--start PARAM=VALUE pairs as starting values (calibrate.BOUNDS names, SI units)."""
+    from .calibrate import BOUNDS
+
+    out = {}
+    for kv in pairs or ():
+        k, _, v = kv.partition("=")
+        if k not in BOUNDS:
+            raise ValueError(f"--start {k}: not a fitted parameter (allowed: {', '.join(BOUNDS)})")
+        try:
+            out[k] = float(v)
+        except ValueError:
+            raise ValueError(f"--start {kv}: the value is not a number (SI units, e.g. read_bandwidth=3e9)") from None
+    return out
+
+
 def cmd_calibrate(args) -> int:
     import yaml
 
     from ..atomic import atomic_write
     from . import holdout
-    from .calibrate import BOUNDS, OPT_IN, compare, fit
+    from .calibrate import BOUNDS, FLAGS, OPT_IN, compare, fit
     from .profile import load_traces, to_device
 
     results = load_traces(args.traces, tuple(args.exclude))
     train, held, per_axis = holdout.split(results, holdout.parse_axes(args.holdout))
     fixed = dict(kv.split("=", 1) for kv in args.fix or [])
-    bad = [k for k in fixed if k not in BOUNDS]
+    bad = [k for k in fixed if k not in BOUNDS and k not in FLAGS]
     if bad:
-        raise ValueError(f"--fix {', '.join(bad)}: not a model parameter (allowed: {', '.join(BOUNDS)})")
-    fixed = {k: float(v) for k, v in fixed.items()}
+        raise ValueError(f"--fix {', '.join(bad)}: not a model parameter (allowed: {', '.join([*BOUNDS, *FLAGS])})")
+    fixed = {k: (v.strip().lower() in ("1", "true", "yes") if k in FLAGS else float(v)) for k, v in fixed.items()}
     also = tuple(args.also or ())
     if set(also) - OPT_IN:
         raise ValueError(f"--also {', '.join(sorted(set(also) - OPT_IN))}: allowed {', '.join(sorted(OPT_IN))}")
@@ -148,17 +164,25 @@ def cmd_calibrate(args) -> int:
     kept = f" (held out to judge the fit: {len(held)}, by {_by(per_axis)})" if held else ""
     print(f"fitting {len(train)} of {len(results)} fio jobs{kept} ...", file=sys.stderr)
     f = fit(
-        train, fixed=fixed, progress=_progress, also=also, starts=args.starts, **({"units": units} if units else {})
+        train,
+        fixed=fixed,
+        progress=_progress,
+        also=also,
+        starts=args.starts,
+        start_at=_start_at(getattr(args, "start", None)),
+        robust=bool(getattr(args, "robust", False)),
+        **({"units": units} if units else {}),
     )
     source = f"lsmsim ssd calibrate from {len(train)} fio jobs" + (f", {len(held)} more held out" if held else "")
     dev = to_device(f.model, source, args.capacity, args.fio_traces, getattr(args, "fit_traces", None))
     atomic_write(Path(args.output), lambda p: Path(p).write_text(yaml.safe_dump(dev, sort_keys=False)))
     print(f"profile written to {args.output}: {f.model.units} parallel units (cost by units: {f.units_costs})")
     rows = [
-        {"parameter": k, "value": getattr(f.model, k), "lo": BOUNDS[k][0], "hi": BOUNDS[k][1], "status": status}
+        {"parameter": k, "value": float(getattr(f.model, k)), "lo": lo, "hi": hi, "status": status}
         for k, status in [(k, f"fitted ({len(f.constrained_by[k])} traces)") for k in f.fitted]
         + [(k, "default (no trace constrains it)") for k in f.defaults]
         + [(k, "fixed (--fix)") for k in fixed]
+        for lo, hi in [BOUNDS.get(k, (0, 1))[:2]]  # a switch (FLAGS): 0 or 1
     ]
     print(
         table(
@@ -304,7 +328,13 @@ def add_parser(sub):
         help="logical capacity to record (default 256GB)",
     )
     c.add_argument("--exclude", nargs="*", default=["layout"], help="job names to leave out (default: layout)")
-    c.add_argument("--fix", nargs="*", metavar="PARAM=VALUE", help="hold model parameters (SI units) at these values")
+    c.add_argument(
+        "--fix",
+        nargs="*",
+        metavar="PARAM=VALUE",
+        help="hold model parameters (SI units) at these values; the switches program_first and program_suspend take "
+        "1 or 0",
+    )
     c.add_argument("--units", help="candidate numbers of parallel units, comma-separated (default: a search)")
     c.add_argument(
         "--also",
@@ -321,6 +351,18 @@ def add_parser(sub):
         default=1,
         help="fit the best number of units again from this many starting points and keep the best (default 1: the "
         "estimates only; 2 adds the traces' own write rate, more add random points within a factor e)",
+    )
+    c.add_argument(
+        "--start",
+        nargs="*",
+        metavar="PARAM=VALUE",
+        help="start the fit from these values (SI units) rather than the traces' estimates: a region found by hand",
+    )
+    c.add_argument(
+        "--robust",
+        action="store_true",
+        help="misses past 15%% weigh in linearly, not squared (soft_l1 loss): a few figures no parameter reaches (a "
+        "host hiccup, fio's widest tails) do not drag the fit away from the rest",
     )
     c.add_argument(
         "--holdout",

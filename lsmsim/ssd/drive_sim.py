@@ -39,7 +39,10 @@ Stations, in the order a request meets them (parameters in `P_*` below):
   full waits for a program to finish (then writes are acknowledged at the flash program rate).
   A read reaching a unit mid-program waits for the program to end, unless program suspension is
   on: then it waits only `suspend_latency` and the program resumes after it (Wu & He, "Reducing
-  SSD read latency via NAND flash program and erase suspension", FAST'12 §3).
+  SSD read latency via NAND flash program and erase suspension", FAST'12 §3). A unit that finishes a job
+  serves its queued reads before the next program, or with `program_first` (`prog_first`) the program first:
+  the buffer keeps draining, so writes stay fast while reads queue, as the PM981a's mixes show (16 KiB 50/50 at
+  depth 64: writes acknowledged in 18.5us at p50 while reads wait 2.1ms, 471 MB/s each way).
 
 All times are seconds and sizes bytes. The kernel is numba-compiled (`cache=True`); with a
 fixed seed it is deterministic.
@@ -82,8 +85,9 @@ from .des import uniform as _uniform
     P_W_CMD_SHARE,
     P_W_UNIT,
     P_W_SUBUNIT,
-) = range(25)
-N_PARAMS = 25
+    P_PROG_FIRST,
+) = range(26)
+N_PARAMS = 26
 
 # event kinds
 _DELAY, _UNIT, _RLINK, _WLINK, _CMD, _HOST = range(6)
@@ -143,6 +147,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
     q_tail = np.full(5 + numjobs, -1, np.int64)
     busy = np.zeros(5 + numjobs, np.int64)  # 0 free, 1 busy
     Q_RLINK, Q_WLINK, Q_BUF, Q_HOST = 0, 1, 3, 4  # (2: the command stage, a rate limiter with no queue)
+    prog_first = params[P_PROG_FIRST] > 0.5
     cmd_gap = params[P_W_CMD]
     if size_w < params[P_W_UNIT]:  # a write below the program unit: the controller merges it into a unit first
         cmd_gap += params[P_W_SUBUNIT]
@@ -387,9 +392,10 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
             n = _push(ht, hk, ha, hb, n, now + r_delay[j], _DELAY, j, 0)
         if start_unit >= 0 and u_mode[start_unit] == _IDLE:
             u = start_unit
-            if u_head[u] >= 0:
+            prog_ready = pending >= prog_bytes or (pending > 0 and q_head[Q_BUF] >= 0)
+            if u_head[u] >= 0 and not (prog_first and prog_ready):
                 n = _unit_next(u, now, u_head, u_tail, u_mode, u_chunk, u_ver, c_next, c_svc, ht, hk, ha, hb, n, 0.0)
-            elif pending >= prog_bytes or (pending > 0 and q_head[Q_BUF] >= 0):
+            elif prog_ready:
                 take = min(pending, prog_bytes)
                 pending -= take
                 n = _start_program(u, take, now, params, u_mode, u_ver, u_prog_end, u_prog_bytes, ht, hk, ha, hb, n)

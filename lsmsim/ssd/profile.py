@@ -62,6 +62,7 @@ def to_device(
         "read_retry_time": us(model.read_retry_time),
         "write_buffer": int(model.write_buffer),
         "program_suspend": bool(model.program_suspend),
+        "program_first": bool(model.program_first),
         "suspend_latency": us(model.suspend_latency),
         "write_command_share": float(f"{model.write_command_share:.4g}"),
         "write_unit": int(model.write_unit),

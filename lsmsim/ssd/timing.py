@@ -14,7 +14,8 @@
   `write_buffer` bytes (DRAM or SLC cache) drained by programs of `program_bytes` that take `program_time` on one
   unit, so the flash absorbs `write_bandwidth` = units x program_bytes / program_time;
 - interference: reads wait for a program on their unit, or `suspend_latency` with
-  `program_suspend` (Wu & He, FAST'12).
+  `program_suspend` (Wu & He, FAST'12); a unit serves its queued reads before the next program, or with
+  `program_first` the program first (the buffer keeps draining and writes stay fast while reads queue).
 
 `fio_job` answers what fio would measure for one job (closed loop, `drive_sim.simulate`); a run
 long enough to fill the buffer is a mixture of a buffered phase and a throttled one, weighted by
@@ -67,6 +68,7 @@ class DriveModel:
     suspend_latency: float = 20e-6
     command_slots: int = 1024
     readahead: float = 0.0  # bytes the controller prefetches for sequential reads (0: none)
+    program_first: bool = False  # a unit done with a job starts a waiting program before its queued reads
 
     # ------------------------------------------------------------------ derived figures
     @property
@@ -134,6 +136,7 @@ class DriveModel:
         p[ds.P_R_SLOW_T] = self.read_retry_time
         p[ds.P_SLOTS] = max(1, round(self.command_slots))
         p[ds.P_READAHEAD] = self.readahead
+        p[ds.P_PROG_FIRST] = 1.0 if self.program_first else 0.0
         return p
 
     # ------------------------------------------------------------------ for the kernel
@@ -154,7 +157,8 @@ class DriveModel:
 
     def _priority_wait(self, read_iops: float, write_bps: float) -> float:
         """Mean wait of a read at its unit: Cobham's non-preemptive priority M/G/1 formula,
-        W = R / (1 - rho_read), with R the mean residual work of whatever is in service
+        W = R / (1 - rho_read) with reads first, W = R / ((1 - rho_prog)(1 - rho_prog - rho_read)) with
+        `program_first` (reads the second class), R the mean residual work of whatever is in service
         (Cobham, "Priority assignment in waiting line problems", Oper. Res. 1954; Kleinrock,
         Queueing Systems vol. 2 §3.6). With program suspension a program in service costs a read
         only the suspend latency."""
@@ -174,6 +178,9 @@ class DriveModel:
         else:
             resid_p = lam_p * self.program_time**2 / 2.0
         resid = lam_r * m2_r / 2.0 + resid_p
+        if self.program_first:
+            rho_p = min(rho_p, 0.98 - rho_r)
+            return resid / ((1.0 - rho_p) * (1.0 - rho_p - rho_r))
         return resid / (1.0 - rho_r)
 
     def gc_copy_seconds(self, page_bytes: float) -> float:
