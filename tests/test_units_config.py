@@ -94,6 +94,28 @@ def test_cpu_defaults_are_the_calibrated_machine_preset():
     assert preset == CpuCostConfig()
 
 
+def test_presets_are_parsed_once_per_version_and_handed_out_as_copies(tmp_path, monkeypatch):
+    """preset_files parses a preset file once per version (mtime, size) in a process: every caller gets its own
+    copy, and an edited file (a refit preset, a new calibration) is read again."""
+    import os
+
+    from lsmsim import preset_files as pf
+
+    (tmp_path / "machines").mkdir()
+    f = tmp_path / "machines" / "m.yaml"
+    f.write_text("host: {cpu: X, cores: 3}\ncpu: {merge_per_entry: 1us}\n")
+    monkeypatch.setattr(pf, "PRESET_ROOT", tmp_path)
+    a = pf.load_preset("machines", "m")
+    a["cpu"]["merge_per_entry"] = "changed"
+    assert pf.load_preset("machines", "m")["cpu"]["merge_per_entry"] == "1us"
+    assert pf.host_preset({"cpu": "X", "cores": 3}) == "m"
+    f.write_text("host: {cpu: Y, cores: 3}\ncpu: {merge_per_entry: 2us}\n")
+    st = f.stat()
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # a later version even on a coarse clock
+    assert pf.load_preset("machines", "m")["cpu"]["merge_per_entry"] == "2us"
+    assert pf.host_preset({"cpu": "X", "cores": 3}) is None and pf.host_preset({"cpu": "Y", "cores": 3}) == "m"
+
+
 def test_machine_preset_and_the_old_lsm_cpu_section():
     cfg = load_config({"machine": {"preset": "epyc-2vcpu-24g", "cores": 3}, "workload": {"preset": "fillrandom"}})
     assert cfg.machine.cores == 3 and cfg.machine.memory > 20 * 2**30  # the config's own fields win
