@@ -209,6 +209,8 @@ def test_ssd_calibrate_and_replay(tmp_path):
     bad.write_text("{not json")
     r = lsmsim("ssd", "calibrate", str(bad), "-o", str(tmp_path / "x.yaml"))
     assert r.returncode == 2 and "Traceback" not in r.stderr and "bad.json" in r.stderr
+    r = lsmsim("ssd", "calibrate", *reads, "-o", str(tmp_path / "x.yaml"), "--fix", "program_first=on")
+    assert r.returncode == 2 and "program_first=on" in r.stderr and "1 or 0" in r.stderr, r.stderr
     r = lsmsim("ssd", "calibrate", *reads, "-o", str(tmp_path / "x.yaml"), "--start", "flash=1")
     assert r.returncode == 2 and "--start flash" in r.stderr and "read_flash_time" in r.stderr, r.stderr
     r = lsmsim("ssd", "calibrate", *reads, "-o", str(tmp_path / "x.yaml"), "--starts", "0")

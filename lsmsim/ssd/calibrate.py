@@ -59,7 +59,7 @@ EDGES = {"write_command_share"}  # may end at its upper bound: 1 is a physical c
 # per command than large ones (WD ZNS), and only traces of several write sizes tell it apart
 OPT_IN = {"write_command_share", "write_unit", "subunit_write_time"}
 # switches of the model's structure (`timing.DriveModel`'s booleans): never fitted, held with `fixed` (`--fix NAME=1`)
-FLAGS = {"program_first": "a unit starts a waiting program before its queued reads", "program_suspend": "reads suspend"}
+FLAGS = ("program_first", "program_suspend")
 STEPPED = ("read_retry_fraction", "page", "command_slots", "write_buffer", "readahead", "write_unit")
 SENSITIVE = 0.03  # relative change of a prediction that counts as "constrained"
 P99_WEIGHT = 0.5  # p99 is noisier in fio and in the simulation than IOPS and p50

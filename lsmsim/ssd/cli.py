@@ -156,7 +156,11 @@ def cmd_calibrate(args) -> int:
     bad = [k for k in fixed if k not in BOUNDS and k not in FLAGS]
     if bad:
         raise ValueError(f"--fix {', '.join(bad)}: not a model parameter (allowed: {', '.join([*BOUNDS, *FLAGS])})")
-    fixed = {k: (v.strip().lower() in ("1", "true", "yes") if k in FLAGS else float(v)) for k, v in fixed.items()}
+    switches = {"1": True, "true": True, "0": False, "false": False}
+    bad = [f"{k}={v}" for k, v in fixed.items() if k in FLAGS and v.strip().lower() not in switches]
+    if bad:
+        raise ValueError(f"--fix {', '.join(bad)}: a switch takes 1 or 0 (true or false)")
+    fixed = {k: (switches[v.strip().lower()] if k in FLAGS else float(v)) for k, v in fixed.items()}
     also = tuple(args.also or ())
     if set(also) - OPT_IN:
         raise ValueError(f"--also {', '.join(sorted(set(also) - OPT_IN))}: allowed {', '.join(sorted(OPT_IN))}")
