@@ -206,22 +206,6 @@ def _cmd_validate(args) -> int:
     return 0
 
 
-def _cmd_calibrate(args) -> int:
-    import time
-
-    from .validation.calibrate import calibrate
-
-    t0 = time.perf_counter()
-    out = calibrate(num=args.num, repeat=args.repeat, output=args.output, measurements=args.measurements)
-    print(Path(out).read_text())
-    from .preset_files import PRESET_ROOT
-
-    machines, took = PRESET_ROOT / "machines", f"written to {out} in {time.perf_counter() - t0:.0f} s"
-    found = Path(out).resolve().parent == machines.resolve()  # -o elsewhere: not a preset lsmsim finds by itself
-    print(f"{took}; " + ("a config without machine.preset now runs on it here" if found else f"copy it to {machines}"))
-    return 0
-
-
 def _cmd_headroom(args) -> int:
     from .headroom import headroom
 
@@ -361,34 +345,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     va.set_defaults(func=_cmd_validate)
 
-    ca = sub.add_parser(
-        "calibrate",
-        help="measure this host with db_bench and write its machine preset",
-        description="Measure this host's CPU costs of RocksDB's work with Debian's db_bench (rocksdb-tools): "
-        "the write path with and without the WAL, flushes, compactions at several block sizes and the read path "
-        "(gets, misses, seeks with 0/10/100 Next at two cache sizes), and write a machine preset named after the "
-        "host's CPU model, cores and memory. Configs without machine.preset then run on it on this host. Beside it, "
-        "a device preset of the same name: this host's disk syncs (the WAL's sync latency, the compactions' sync "
-        "bandwidth) on local-fio's drive. About 4 minutes on a 2-core VM.",
-        epilog=_EPILOG,
-    )
-    ca.add_argument("--num", type=int, default=1_000_000, help="writes per fill benchmark (default 1,000,000)")
-    ca.add_argument("--repeat", type=int, default=2, help="repeats of each benchmark (default 2; medians and means)")
-    ca.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        metavar="FILE",
-        help="the preset file (default lsmsim/presets/machines/<host>.yaml; the disk's: ../devices/ or FILE-device)",
-    )
-    ca.add_argument(
-        "--measurements",
-        type=Path,
-        metavar="FILE",
-        help="keep db_bench's figures in this JSON file; if it exists, fit from it without running db_bench",
-    )
-    ca.set_defaults(func=_cmd_calibrate)
-
     hr = sub.add_parser(
         "headroom",
         help="how far a config is from a write stall, its peak space and SSD wear",
@@ -421,8 +377,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .ssd import cli as ssd_cli
     from .tuning import tune_cli
     from .tuning.camal import cli as camal_cli
+    from .validation import calibrate_cli
 
     ssd_cli.add_parser(sub)
+    calibrate_cli.add_parser(sub, _EPILOG)
     options_cli.add_parsers(sub)
     runs_cli.add_parsers(sub)
     camal_cli.add_parser(sub)
