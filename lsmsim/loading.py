@@ -142,7 +142,11 @@ def machine_preset(asked: str | None, source: str) -> str | None:
             f"host; `lsmsim calibrate` measures this one in about 4 minutes (writes {host_preset_name(facts)})"
         )
         return None
-    _notice(f"machine preset {name} (calibrated on this host, {host})")
+    from .preset_files import load_preset
+
+    date = (load_preset("machines", name).get("host") or {}).get("date")
+    when = f" on {date}" if date else ""  # a VM's speed moves from day to day: `calibrate --check` says if it holds
+    _notice(f"machine preset {name} (calibrated on this host{when}, {host}; holds today? `lsmsim calibrate --check`)")
     return name
 
 
