@@ -73,6 +73,9 @@ class Policy(abc.ABC):
     name: ClassVar[str]
     Options: ClassVar[type[PolicyOptions]]
     overlap_within_levels: ClassVar[bool] = False  # runs of a level may overlap in time (ElasticLSM)
+    # RocksDB's own picker: its scheduler runs one compaction at a time until compactions need speeding up
+    # (db_impl_compaction_flush.cc DBImpl::GetBGJobLimits; sim/background.py `compaction_slots`)
+    rocksdb_scheduler: ClassVar[bool] = False
 
     def __init__(self, options: Any, lsm: Any):
         self.options = options

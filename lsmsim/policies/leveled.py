@@ -84,6 +84,7 @@ class LeveledOptions(PolicyOptions):
 @register
 class Leveled(Policy):
     name = "leveled"
+    rocksdb_scheduler = True
     Options = LeveledOptions
 
     def __init__(self, options, lsm):

@@ -69,6 +69,7 @@ def sorted_runs(tree: Tree) -> int:
 @register
 class Universal(Policy):
     name = "universal"
+    rocksdb_scheduler = True
     Options = UniversalOptions
 
     def __init__(self, options, lsm):

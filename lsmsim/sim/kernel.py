@@ -87,9 +87,8 @@ class Simulation:
         self.view = SimView(self)
         self.io = IOBatch(self.device)
         self.wal = WalWriteback(lsm, cfg.machine, w.key_size)  # which WAL bytes reach the drive, and when
-        self.bg = Background(
-            cfg, self.env, self.tree, self.device, self.policy, self.view, self.counters, rec, jobs, self.io, self.wal
-        )
+        parts = (self.policy, self.view, self.counters, rec, jobs, self.io, self.wal, self.wc)
+        self.bg = Background(cfg, self.env, self.tree, self.device, *parts)
         self.jobs = jobs  # the running flush and compaction jobs (Background starts and finishes them)
         self.progress = progress
         self.io_rank: dict[str, int] = cfg.machine.io_rank()
