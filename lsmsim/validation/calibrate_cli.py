@@ -23,7 +23,7 @@ def add_parser(sub, epilog: str):
     ca.add_argument(
         "--check",
         action="store_true",
-        help="only check, in ~15 s, whether the host's machine preset still holds here now (this VM's speed moves "
+        help="only check, in ~10 s, whether the host's machine preset still holds here now (this VM's speed moves "
         "from day to day): db_bench and lsmsim side by side on two fills; exit 1 when it does not",
     )
     ca.add_argument("--preset", metavar="NAME", help="with --check: the machine preset to check (default: the host's)")
