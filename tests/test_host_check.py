@@ -36,6 +36,8 @@ def test_verdict_names_what_moved_and_the_stopgap():
     disk = hc.judge(_parts(1.0, 1.0, 1.0, disk=3.0), 0.0)
     assert [p.name for p in disk.far] == ["sync_per_mib"]
     assert "device.sync_bandwidth" in hc.report(disk) and "cpu_speed" not in hc.report(disk)
+    unmeasured = hc.judge([*_parts(1.0, 1.0, 1.0), hc.Part("compaction_per_record", float("nan"), 1.0)], 0.0)
+    assert not unmeasured.holds and len(unmeasured.far) == 1  # a fill without a compaction proves nothing
 
 
 def test_real_parts_leave_stalls_out():
