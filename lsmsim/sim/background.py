@@ -173,7 +173,8 @@ class Background:
         or stopped, L0 at the speed-up trigger, or pending bytes at a quarter of the soft limit:
         db_impl_compaction_flush.cc DBImpl::GetBGJobLimits, `parallelize_compactions` =
         WriteController::NeedSpeedupCompaction). db_bench fillrandom 5M with --max_background_jobs=4 ran 99 of its
-        112 L1 -> L2 compactions alone; without this lsmsim ran them three at a time and wrote 48% more into L2."""
+        112 L1 -> L2 compactions alone; without this lsmsim started up to three at once, left L1 fewer files to pick
+        the least overlapping from, and wrote 48% more into L2."""
         threads = self.cfg.machine.threads.compaction
         if threads > 1 and self.policy.rocksdb_scheduler and not self.wc.needs_speedup(self.tree):
             return 1
