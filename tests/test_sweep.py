@@ -222,6 +222,34 @@ def test_a_cancelled_sweep_stops_and_resumes(tmp_path):
     assert done.ran + done.skipped == 3 and done.ran >= 2 and (done.table.status == "ok").all()
 
 
+def test_sweeps_share_a_pool_whose_workers_start_once(tmp_path):
+    """`pool`: sweeps run one after another on one executor (as `lsmsim figures` runs its sweeps) use the same
+    worker processes, started by the first sweep that has points to run, and give the numbers a pool of their own
+    gives; a sweep that fails (here: cancelled) shuts the shared pool down."""
+    import threading
+
+    from lsmsim.errors import LsmsimError
+    from lsmsim.sweeps.executors import make_executor
+
+    a = load_sweep(write(tmp_path, spec(variants={"lev": {"policy": {"name": "leveled"}}}, seeds=[1, 2]), "a.yaml"))
+    b = load_sweep(write(tmp_path, spec(variants={"tier": {"policy": {"name": "tiering"}}}, seeds=[1]), "b.yaml"))
+    pool = make_executor("local", 1, None)
+    assert not pool.started
+    ra = run_sweep(a, out=tmp_path / "a", jobs=1, progress=False, pool=pool)
+    assert pool.started
+    workers = set(pool._pool._processes)
+    rb = run_sweep(b, out=tmp_path / "b", jobs=1, progress=False, pool=pool)
+    assert pool.started and set(pool._pool._processes) == workers and len(workers) == 1
+    assert ra.ran == 2 and rb.ran == 1 and (ra.table.status == "ok").all() and (rb.table.status == "ok").all()
+    alone = run_sweep(b, out=tmp_path / "b-alone", jobs=1, progress=False)
+    assert alone.table.write_amp.tolist() == rb.table.write_amp.tolist()
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(LsmsimError, match="cancelled"):
+        run_sweep(b, out=tmp_path / "c", jobs=1, progress=False, pool=pool, cancel=cancel)
+    assert not pool.started
+
+
 def test_a_failing_point_is_recorded_and_the_others_finish(tmp_path):
     f = write(
         tmp_path,

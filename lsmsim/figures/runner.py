@@ -13,6 +13,7 @@ from ..atomic import atomic_write
 from ..errors import LsmsimError
 from ..plots import palette
 from ..sweeps import SweepResults, load_sweep, run_sweep
+from ..sweeps.executors import make_executor
 from .paper_values import caption, compare
 from .registry import all_figures, experiments_dir
 
@@ -90,6 +91,9 @@ def make_figures(
     for i in range(workers):
         lines.put(i)
 
+    # one after another, the sweeps share one executor: its workers start (imports, numba's first use) once
+    shared = None if side_by_side else make_executor(executor, jobs, scheduler)
+
     def run(root: Path, sw):
         for spec in sweeps[root][1]:
             log(f"{spec.id}: {spec.title} ({len(sw.points)} points -> {root}/)")
@@ -104,6 +108,7 @@ def make_figures(
                 progress=progress,
                 cancel=cancel,
                 position=line,
+                pool=shared,
             )
         finally:
             if line is not None:
@@ -128,6 +133,8 @@ def make_figures(
         cancel.set()  # on an error or Ctrl-C: the other sweeps stop too (their finished points stay)
         if pool:
             pool.shutdown(wait=True, cancel_futures=True)
+        if shared is not None and shared.started:
+            shared.shutdown()
     if failed:
         raise LsmsimError(f"figures not drawn because points failed: {', '.join(failed)}")
     return written

@@ -115,6 +115,10 @@ class LocalExecutor:
         self.jobs = max(1, jobs)
         self._pool = None
 
+    @property
+    def started(self) -> bool:
+        return self._pool is not None
+
     def start(self):
         self._pool = cf.ProcessPoolExecutor(
             self.jobs, mp_context=mp.get_context("spawn"), initializer=_warm, initargs=(os.getpid(),)
@@ -157,6 +161,10 @@ class DaskExecutor:
         self.jobs = max(1, jobs)
         self.scheduler = scheduler
         self.client = self.cluster = None
+
+    @property
+    def started(self) -> bool:
+        return self.client is not None
 
     def start(self):
         try:

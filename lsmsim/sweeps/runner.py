@@ -49,19 +49,25 @@ def run_sweep(
     retry_failed: bool = True,
     cancel=None,
     position: int | None = None,
+    pool=None,
 ) -> SweepRun:
     """Run the points of `sweep` not finished yet into `out` (default results/<name>). `cancel` (a threading.Event)
     stops the run, its workers and the points they run, within half a second of being set (finished points stay).
-    `position`: the progress bar's line, when several sweeps run at once."""
+    `position`: the progress bar's line, when several sweeps run at once. `pool`: an executor (`make_executor`) that
+    outlives this sweep, started here if it is not yet, left running when the sweep ends and shut down when it
+    fails (`make_figures` runs its sweeps on one: a worker's start-up, imports and numba's first use, is paid once,
+    not once a sweep); None: one of `executor` and `jobs` for this sweep alone."""
     store = Store(out or default_out(sweep))
     lock = store.lock()
     try:
-        return _run(sweep, store, jobs, executor, scheduler, progress, retry_failed, cancel, position)
+        return _run(sweep, store, jobs, executor, scheduler, progress, retry_failed, cancel, position, pool)
     finally:
         lock.close()
 
 
-def _run(sweep, store, jobs, executor, scheduler, progress, retry_failed, cancel=None, position=None) -> SweepRun:
+def _run(
+    sweep, store, jobs, executor, scheduler, progress, retry_failed, cancel=None, position=None, pool=None
+) -> SweepRun:
     from tqdm.auto import tqdm
 
     store.clean_partial()
@@ -85,12 +91,13 @@ def _run(sweep, store, jobs, executor, scheduler, progress, retry_failed, cancel
     failed = 0
     ran = 0
     if todo:
-        ex = make_executor(executor, jobs, scheduler)
+        ex = pool if pool is not None else make_executor(executor, jobs, scheduler)
         markers = Path(tempfile.mkdtemp(prefix=".tmp-markers-", dir=store.root)) if ex.may_crash else None
         crashes: dict[str, int] = {}
         completed = False
         try:
-            ex.start()
+            if not ex.started:
+                ex.start()
             pending = {ex.submit(p.config_dict, str(markers) if markers else None, p.id): p for p in todo}
             while pending:
                 if cancel is not None and cancel.is_set():
@@ -113,7 +120,8 @@ def _run(sweep, store, jobs, executor, scheduler, progress, retry_failed, cancel
                 bar.set_postfix_str(f"running {min(len(pending), ex.jobs)}, failed {failed}", refresh=False)
             completed = True
         finally:
-            ex.shutdown(cancel=not completed)  # Ctrl-C or an error: stop the workers at once
+            if pool is None or not completed:  # Ctrl-C or an error: stop the workers at once
+                ex.shutdown(cancel=not completed)
             if markers is not None:
                 shutil.rmtree(markers, ignore_errors=True)
             bar.close()
