@@ -149,6 +149,46 @@ def test_read_latency_fixed_point_settles_a_read_bound_closed_loop():
     assert len(calls) == 2 and u2 == pytest.approx(root, abs=1e-3)
 
 
+def test_without_synchronous_reads_one_round_is_the_fixed_point(tmp_path):
+    """No flow waits read_latency(u) (a fill): `reads=False` evaluates once and returns that round, where two rounds
+    would give the same; and a write-only simulation evaluates once per step, with every summary number equal to
+    two rounds' (the kernel's own first round, with the second forced)."""
+    import lsmsim.sim.foreground as fg
+    import lsmsim.sim.kernel as kernel
+    from lsmsim import load_config
+    from lsmsim.sim.foreground import read_latency_fixed_point
+    from tests.conftest import small_config
+
+    calls = []
+
+    def evaluate(u):
+        calls.append(u)
+        return 0.37, True
+
+    assert read_latency_fixed_point(evaluate, 0.9, reads=False) == (0.37, True) and calls == [0.9]
+    cfg = load_config(small_config())  # inserts only
+    seen: list[bool] = []
+    real = fg.read_latency_fixed_point
+
+    def spy(evaluate, u0, tol=0.02, reads=True):
+        seen.append(reads)
+        return real(evaluate, u0, tol, reads)
+
+    def both_rounds(evaluate, u0, tol=0.02, reads=True):
+        return real(evaluate, u0, tol, True)
+
+    try:
+        kernel.read_latency_fixed_point = spy
+        one = kernel.Simulation(cfg).run().summary
+        kernel.read_latency_fixed_point = both_rounds
+        two = kernel.Simulation(cfg).run().summary
+    finally:
+        kernel.read_latency_fixed_point = real
+    assert seen and not any(seen)
+    numbers = [k for k, v in one.items() if isinstance(v, float) and not math.isnan(v)]
+    assert len(numbers) > 20 and all(one[k] == two[k] for k in numbers)
+
+
 def _random_flows(rng, n):
     flows = []
     for i in range(n):

@@ -384,15 +384,19 @@ def _cpu_spread(g: Group, op: str, read_latency: float, spread: float, slice_s: 
 
 
 def read_latency_fixed_point(
-    evaluate: Callable[[float], tuple[float, bool]], u0: float, tol: float = 0.02
+    evaluate: Callable[[float], tuple[float, bool]], u0: float, tol: float = 0.02, reads: bool = True
 ) -> tuple[float, bool]:
     """The device utilisation u at which the flows, whose synchronous reads wait read_latency(u), load the device
     to u. `evaluate(u)` sets the flows' rates for that wait and returns (their utilisation, the solver converged).
     Two rounds from u0, the previous step's utilisation, which usually agree within `tol`; when the second still
     moves by more than `tol` (a read-bound closed loop swings between an idle and a saturated device: a short wait
     lets it saturate the device, whose wait then starves it), bisection on [0, 1] for the root of evaluate(u) - u,
-    which is >= 0 at 0 and <= 0 at 1. The flows stay as the last evaluation set them; its utilisation is returned."""
+    which is >= 0 at 0 and <= 0 at 1. The flows stay as the last evaluation set them; its utilisation is returned.
+    Without synchronous reads (`reads` False: a fill, updates, no foreground at all) no flow waits read_latency(u),
+    the first round is the fixed point, and a second would only repeat it (half of a write-only step's sharing)."""
     util, ok = evaluate(u0)
+    if not reads:
+        return util, ok
     u_in, (util, ok) = util, evaluate(util)
     if abs(util - u_in) <= tol:
         return util, ok

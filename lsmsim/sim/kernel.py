@@ -271,7 +271,8 @@ class Simulation:
                 self.write_bps += writeback.rate * self.wal.record_bytes(wb)
             return util, converged
 
-        self.util, converged = read_latency_fixed_point(evaluate, self.util)
+        reads = any(g.sync_reads > 0 for g in groups)
+        self.util, converged = read_latency_fixed_point(evaluate, self.util, reads=reads)
         self.wal.rate = sum(f.rate * g.shares.get("write", 0.0) for g, f in zip(groups, flows[len(self.jobs) :]))
         if not converged:  # the rates are the last round's; the summary counts such steps
             self.counters.unconverged_steps += 1
