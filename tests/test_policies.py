@@ -80,6 +80,21 @@ def test_leveled_skips_files_being_compacted():
     assert (100_000, 199_000) not in {(f.min_key, f.max_key) for f in c.inputs}
 
 
+def test_compacting_bytes_follow_marks_as_the_plain_sum_does():
+    """`Tree.compacting_bytes` keeps each level's running inputs as they are marked and unmarked (O(1) a query);
+    against the sum over the marked files at every step of random marks, repeats and unmarks of unmarked files."""
+    t = tree_with({lvl: [[(k * 1000, k * 1000 + 900, 100 + 37 * k + lvl) for k in range(12)]] for lvl in (0, 1, 2, 3)})
+    files = t.files()
+    rng = np.random.default_rng(5)
+    for _ in range(400):
+        batch = list(rng.choice(len(files), size=int(rng.integers(1, 5)), replace=False))
+        t.mark_compacting([files[i] for i in batch], bool(rng.integers(2)))
+        for lvl in range(5):
+            assert t.compacting_bytes(lvl) == sum(f.bytes for f in files if f.being_compacted and f.level == lvl)
+    t.mark_compacting(files, False)
+    assert all(t.compacting_bytes(lvl) == 0 for lvl in range(5)) and not t.compacting()
+
+
 def test_dynamic_level_bytes_base_level_and_targets():
     # only the last level (L6) has data: L0 compacts straight into it while it is small
     t = tree_with({6: [[(0, 10_000, 5000)]], 0: [[(1, 9, 10)]] * 1})

@@ -51,6 +51,7 @@ class Tree:
         self._next_run = 1
         self.version = 0  # bumped at every change so cost models can cache per version
         self._compacting: dict[int, SSTFile] = {}  # inputs of running compactions, by file id
+        self._compacting_bytes: dict[int, int] = {}  # their bytes per level (an input keeps its level while it runs)
         # when each memtable took its first write: (seqno, time) points, to date an entry by its seqno (the age of a
         # file's oldest tombstone, Lethe's FADE); one point per memtable, interpolated between
         self._clock_seq: list[int] = [0]
@@ -220,9 +221,11 @@ class Tree:
         for f in files:
             f.being_compacted = busy
             if busy:
-                self._compacting[f.id] = f
-            else:
-                self._compacting.pop(f.id, None)
+                if f.id not in self._compacting:
+                    self._compacting[f.id] = f
+                    self._compacting_bytes[f.level] = self._compacting_bytes.get(f.level, 0) + f.bytes
+            elif (g := self._compacting.pop(f.id, None)) is not None:
+                self._compacting_bytes[g.level] -= g.bytes
 
     # ------------------------------------------------------------------ read-only views
     def contains(self, f: SSTFile) -> bool:
@@ -234,8 +237,9 @@ class Tree:
         return bool(self._compacting)
 
     def compacting_bytes(self, level: int) -> int:
-        """Bytes of level `level` that running compactions take as inputs (O(their inputs), not O(files))."""
-        return sum(f.bytes for f in self._compacting.values() if f.level == level)
+        """Bytes of level `level` that running compactions take as inputs (O(1): kept as they start and end; a
+        picker's scores ask it for every level at every pick)."""
+        return self._compacting_bytes.get(level, 0)
 
     def runs(self) -> list[Run]:
         """All runs from youngest to oldest (L0 first)."""
