@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from lsmsim.errors import LsmsimError
@@ -66,35 +67,72 @@ def test_universal_agrees_with_rocksdb(tmp_path):
     assert row(t, "sorted_runs_end").real == row(t, "sorted_runs_end").sim
 
 
+def _at_cpu_speed(config, speed: float):
+    data = config.model_dump(mode="json")
+    data["machine"]["cpu_speed"] = speed
+    return load_config(data, [])
+
+
 def test_large_files_hold_space_as_rocksdb_does(tmp_path):
     """Spooky Fig. 15(A)'s setting, scaled: T = 5 leveling, files 1.6% of the data, 15 compaction threads. Real
     RocksDB keeps the inputs of finished compactions while a running job's version holds them; the simulator
-    does too (sim/versions.py): both peaks agree. Deleting inputs at once, as lsmsim did before, gives 0."""
-    policy = LARGE_FILES_POLICY
+    does too (sim/versions.py): both peaks agree. Deleting inputs at once, as lsmsim did before, gives 0.
+
+    How much is held grows with how long compactions run, and on this VM they run far longer than the machine
+    preset says: its speed moves from day to day (`lsmsim calibrate --check`) and the Python client takes a
+    core of two. So the peaks are compared where the simulator's compactions last as long as the real ones
+    (the CPU speed found for it), and the simulator runs on this host's 2 cores."""
+    from lsmsim.api import run
+    from lsmsim.validation.validate import at_real_rate
+
     phases = [
         {"name": "fill", "operations": "120K", "mix": {"insert": 1.0}, "keys": {"distribution": "shuffled"}},
         {"name": "update", "operations": "120K", "mix": {"update": 1.0}},
     ]
     c = cfg(
-        machine={"cores": 16, "threads": {"flush": 1, "compaction": 15}},
+        machine={"cores": 2, "threads": {"flush": 1, "compaction": 15}},
         lsm={"write_buffer_size": "64KiB"},
-        policy=policy,
+        policy=LARGE_FILES_POLICY,
         workload={"num": "120K", "key_size": "16B", "value_size": "512B", "phases": phases},
     )
-    t = validate(c, db_dir=tmp_path).table
-    held = row(t, "obsolete_bytes_peak")
+    v = validate(c, db_dir=tmp_path)
+    held, took = row(v.table, "obsolete_bytes_peak"), row(v.table, "compaction_time_mean_s")
     assert held.real > 0.02 * 120_000 * 528  # more than a file's worth held at once
-    # peaks of a timing-dependent process: over six runs held -40%..+2%, physical -12%..-4% (the real L0 piles
-    # up more at 250 flushes/s of 64 KiB memtables)
-    assert abs(held.rel_err) < 0.5
-    assert abs(row(t, "physical_bytes_peak").rel_err) < 0.15
+    assert held.sim > 0.02 * 120_000 * 528
+
+    # The CPU speed at which the simulated compactions take the real mean time: the time grows faster than
+    # 1/speed once 16 jobs queue for 2 cores (from the preset's speed to the match, time ~ speed^-1.17; near the
+    # match ~ speed^-2.5), hence the first step's and the later steps' exponents. Then five runs around it.
+    base = at_real_rate(load_config(c, []), v.real)
+    speed, near = (took.sim / took.real) ** 0.86, []
+    for _ in range(8):
+        s = run(_at_cpu_speed(base, speed)).summary
+        ratio = s["compaction_latency_mean_s"] / took.real
+        if abs(ratio - 1) < 0.1:
+            near.append(s)
+            speed *= 1 + 0.03 * (-1) ** len(near)
+        else:
+            speed *= ratio**0.4
+        if len(near) == 5:
+            break
+    assert len(near) == 5, "no CPU speed gives the simulator the real compactions' mean time"
+    sim_held = float(np.median([s["obsolete_bytes_peak"] for s in near]))
+    sim_physical = float(np.median([s["physical_bytes_peak"] for s in near]))
+    # Both peaks are of a timing-dependent process. Recorded on this host (AMD EPYC x 2, 2026-11-29), the median
+    # of such runs against the real peak: 1.04-1.47 over 4 real runs (real 6.1-7.9 MB, single simulated runs
+    # 6.7-14.9 MB); the real peak over 12 runs 6.1-11.0 MB.
+    assert 0.5 < sim_held / held.real < 2.0, (sim_held, held.real)
+    assert abs(sim_physical / row(v.table, "physical_bytes_peak").real - 1) < 0.15
+    # Not asserted, a gap not yet explained: the held bytes averaged over the run (obsolete_bytes_mean) are
+    # 0.71-0.82 MB real against 0.22-0.41 MB simulated. Candidates, not yet told apart by experiment: what is
+    # matched (COMPACTION_TIME) leaves out a job's time before and after its key-value work, which holds its
+    # version too; RocksDB runs this config with 4 flush threads (max_background_jobs 16 / 4), lsmsim with 1.
 
 
 def test_table_overhead_of_spooky_entries(tmp_path):
     """Spooky's entries (16 B keys, 512 B values) take 12 B of table overhead each on RocksDB (seqno and type,
     length varints, index and filter shares less shared key prefixes): the `lsm.entry_overhead` that
     experiments/spooky/fig14d.yaml and fig15.yaml set, where the room on the device decides the outcome."""
-    import numpy as np
     import yaml
 
     from lsmsim.rocksdb import Options, RocksDB

@@ -76,6 +76,9 @@ def test_held_files_count_in_transient_space_and_are_all_freed():
     assert (ts.transient_bytes >= ts.obsolete_bytes).all() and ts.obsolete_bytes.max() > 0
     assert s["physical_bytes_peak"] >= ts.physical_bytes.max()
     assert s["space_amp_peak"] * s["logical_bytes"] == pytest.approx(s["physical_bytes_peak"])
+    # the mean over time: the timeseries samples it every 20 ms (a sample's value holds until the next step)
+    assert 0 < s["obsolete_bytes_mean"] < s["obsolete_bytes_peak"]
+    assert s["obsolete_bytes_mean"] == pytest.approx(ts.obsolete_bytes.mean(), rel=0.15)
     # drained: nothing is held any more, and the device keeps exactly the tree's table files
     assert not sim.jobs and (sim.obsolete.bytes, sim.obsolete.count) == (0, 0)
     on_device = {i for i in sim.device._chunks if i >= 0}  # negative ids are WALs

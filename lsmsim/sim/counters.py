@@ -31,6 +31,8 @@ class Counters:
     unconverged_steps: int = 0  # steps whose sharing solve ended before its fixed point (sharing.solve)
     peak_space: float = 0.0  # tree bytes + transient bytes (limits.transient_bytes), at its peak
     peak_obsolete: float = 0.0  # removed files running jobs still hold (sim/versions.py), at its peak
+    obsolete_byte_seconds: float = 0.0  # and over time (its mean is less a matter of timing than its peak)
+    obsolete_since: tuple[float, float] = (0.0, 0.0)  # (time, bytes held) at the last step's end
     peak_transient_amp: float = 0.0  # transient bytes / logical bytes then: its peak (Spooky Eq. 1)
     # the same peaks since the last timeseries sample (the recorder resets them): a sample between two steps
     # would miss a compaction's last output bytes, which are the peak (Spooky Fig. 7B's sawtooth)

@@ -184,6 +184,9 @@ class Recorder:
             n.window_peak_space_amp = max(n.window_peak_space_amp, physical / self.live.bytes)
         n.peak_space = max(n.peak_space, physical)
         n.peak_obsolete = max(n.peak_obsolete, self.obsolete.bytes)
+        t, held = n.obsolete_since
+        n.obsolete_byte_seconds += held * (self.clock.now - t)
+        n.obsolete_since = (self.clock.now, self.obsolete.bytes)
         n.window_peak_physical = max(n.window_peak_physical, physical)
 
     def end_at_limit(self, row: dict) -> None:

@@ -52,6 +52,7 @@ SUMMARY_DOC = {
     "physical_bytes_peak": "peak of tree bytes + transient bytes (what the device held)",
     "obsolete_bytes_peak": "peak bytes of files compactions removed that running jobs' versions still held (RocksDB "
     "deletes a file when no version holds it; sim/versions.py)",
+    "obsolete_bytes_mean": "the same bytes averaged over sim_time_s",
     "sharing_unconverged_steps": "kernel steps whose CPU/device sharing had not reached its fixed point in the "
     "solver's rounds (their rates are the last round's); 0 in a healthy run",
     "stall_stop_s / stall_slowdown_s": "simulated seconds writes were stopped / slowed down",
@@ -180,6 +181,7 @@ def build_summary(
             "space_amp_transient_peak": n.peak_transient_amp,
             "physical_bytes_peak": n.peak_space,
             "obsolete_bytes_peak": n.peak_obsolete,
+            "obsolete_bytes_mean": n.obsolete_byte_seconds / now if now > 0 else 0.0,
             "stall_stop_s": n.stop_time,
             "stall_slowdown_s": n.slowdown_time,
             "stall_delay_s": n.delay_time,

@@ -172,6 +172,7 @@ class _SpaceWatch(threading.Thread):
         self.db, self.path, self.interval = db, path, interval
         self.physical_peak = 0
         self.obsolete_peak = 0
+        self.obsolete_sum, self.polls = 0, 0  # the polls come at even intervals: their mean is over time
         self._done = threading.Event()
 
     def _table_bytes(self) -> int:
@@ -189,6 +190,8 @@ class _SpaceWatch(threading.Thread):
         total = self.db.property_int("rocksdb.total-sst-files-size") or 0
         live = self.db.property_int("rocksdb.live-sst-files-size") or 0
         self.obsolete_peak = max(self.obsolete_peak, total - live)
+        self.obsolete_sum += total - live
+        self.polls += 1
 
     def run(self) -> None:
         while not self._done.wait(self.interval):
@@ -315,6 +318,10 @@ def run_real(  # noqa: C901
         v = stats.get(name, 0)
         return v.get("COUNT", 0) if isinstance(v, dict) else v
 
+    def mean(name):  # a histogram's mean (its SUM over its COUNT), in the histogram's unit
+        v = stats.get(name, {})
+        return v.get("SUM", 0) / v["COUNT"] if isinstance(v, dict) and v.get("COUNT") else 0.0
+
     flush_b = float(tick("rocksdb.flush.write.bytes"))
     comp_w = float(tick("rocksdb.compact.write.bytes"))
     s = {
@@ -327,8 +334,11 @@ def run_real(  # noqa: C901
         "compactions": int(tick("rocksdb.compaction.times.micros")),
         "flushes": int(tick("rocksdb.db.flush.micros")),
         "stall_s": tick("rocksdb.stall.micros") / 1e6,
+        # a compaction's wall time reading and writing (COMPACTION_TIME; db/compaction/compaction_job.cc, Run)
+        "compaction_time_mean_s": mean("rocksdb.compaction.times.micros") / 1e6,
         "physical_bytes_peak": float(space.physical_peak),
         "obsolete_bytes_peak": float(space.obsolete_peak),
+        "obsolete_bytes_mean": space.obsolete_sum / space.polls if space.polls else 0.0,
         "elapsed_s": elapsed,
         "throughput_ops_per_s": measured_ops / measured_s if measured_s else 0.0,
         **end,
@@ -380,8 +390,10 @@ def compare(real: RealRun, sim, num_levels: int) -> pd.DataFrame:
         ("compactions", real.summary["compactions"], s["compactions"]),
         ("flushes", real.summary["flushes"], s["flushes"]),
         ("stall_s", real.summary["stall_s"], s["stall_stop_s"] + s["stall_slowdown_s"]),
+        ("compaction_time_mean_s", real.summary.get("compaction_time_mean_s", 0.0), s["compaction_latency_mean_s"]),
         ("physical_bytes_peak", real.summary["physical_bytes_peak"], s["physical_bytes_peak"]),
         ("obsolete_bytes_peak", real.summary["obsolete_bytes_peak"], s["obsolete_bytes_peak"]),
+        ("obsolete_bytes_mean", real.summary.get("obsolete_bytes_mean", 0.0), s["obsolete_bytes_mean"]),
         ("throughput_ops_per_s", real.summary["throughput_ops_per_s"], s["throughput_ops_per_s"]),
         ("sorted_runs_end", real.summary["sorted_runs"], s["sorted_runs"]),
         ("sorted_runs_mean", _mean_runs(real.timeseries), _mean_runs(sim.timeseries)),
