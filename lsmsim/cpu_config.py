@@ -85,12 +85,26 @@ class CpuCostConfig(Section):
     )
     flush_per_entry: Duration = Field(units.parse_duration("0.5437us"), description="A flush, per entry.")
     flush_per_byte: Duration = Field(units.parse_duration("0.001302us"), description="A flush, per byte written.")
+    flush_per_job: Duration = Field(
+        units.parse_duration("0us"),
+        description="A flush's CPU whatever its size: the table builder's set-up and finish (index, filter, "
+        "properties, footer), the new file and its LOG events (FlushJob::WriteLevel0Table's cpu_micros, the LOG's "
+        "'Flush lasted ... cpu microseconds'; db/flush_job.cc). 1.08 ms on the EPYC host on 2026-11-29, where a "
+        "64 KiB memtable's flush took 1.18 ms of CPU (benchmarks/buffer_sizes.py). 0: not measured.",
+    )
     merge_per_entry: Duration = Field(units.parse_duration("0.6883us"), description="A compaction, per input entry.")
     merge_per_byte: Duration = Field(units.parse_duration("0.0004287us"), description="A compaction, per input byte.")
     merge_per_block: Duration = Field(
         units.parse_duration("2.155us"),
         description="A compaction, per data block (lsm.block_size) it reads or writes: parsing or building the block, "
         "its checksum and index entry (db_bench fillrandom at 1, 4, 16 and 64 KiB blocks: `lsmsim calibrate`).",
+    )
+    merge_per_file: Duration = Field(
+        units.parse_duration("0us"),
+        description="A compaction's CPU per output file whatever its size: building and finishing the table, then "
+        "opening it through the table cache to check it is usable (CompactionJob::FinishCompactionOutputFile; "
+        "db/compaction/compaction_job.cc). 1.49 ms on the EPYC host on 2026-11-29 (fillrandom at 64 KiB-4 MiB files, "
+        "the LOG's compaction_time_cpu_micros against output files, records and bytes). 0: not measured.",
     )
     get_base: Duration = Field(units.parse_duration("0us"), description="A Get, whether or not it finds its key.")
     get_found: Duration = Field(

@@ -21,6 +21,8 @@ from .view import SimView
 from .wal import WalWriteback
 from .write_controller import WriteController
 
+SYNCED = ("flush", "compaction")  # the jobs that write table files and sync them (and their directory)
+
 
 class IOBatch:
     """Writes of one step, handed to the device in one batch (it interleaves them into flash)."""
@@ -71,7 +73,7 @@ class Background:
         self._job_id += 1
         job = Job(id=self._job_id, start=self.clock.now, version=self.tree.version, **kw)
         job.dev = self.device.seconds(job.read_bytes, job.write_bytes, 0.0)
-        job.sync = self.device.sync_seconds(job.write_bytes)
+        job.sync = self.device.sync_seconds(job.write_bytes, len(job.outputs) if job.kind in SYNCED else 0)
         return job
 
     def idle(self) -> bool:

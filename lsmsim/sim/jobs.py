@@ -98,7 +98,7 @@ def flush_work(tree: Tree, imm, cpu, now: float) -> dict:
     return dict(
         kind="flush",
         io_class="flush",
-        cpu=imm.entries * cpu.flush_per_entry + out_bytes * cpu.flush_per_byte,
+        cpu=cpu.flush_per_job + imm.entries * cpu.flush_per_entry + out_bytes * cpu.flush_per_byte,
         read_bytes=0.0,
         write_bytes=out_bytes,
         outputs=files,
@@ -130,7 +130,10 @@ def compaction_work(tree: Tree, c: Compaction, cpu, now: float, block_size: int)
     return dict(
         kind="compaction",
         io_class=c.io_class,
-        cpu=entries_in * cpu.merge_per_entry + bytes_in * cpu.merge_per_byte + blocks * cpu.merge_per_block,
+        cpu=entries_in * cpu.merge_per_entry
+        + bytes_in * cpu.merge_per_byte
+        + blocks * cpu.merge_per_block
+        + len(outputs) * cpu.merge_per_file,
         read_bytes=float(bytes_in),
         write_bytes=float(bytes_out),
         outputs=outputs,

@@ -57,6 +57,7 @@ from .contention import _say, fit_write_wait, measure_interference, measure_sync
 from .dbbench import DbBenchRun, run_db_bench
 from .host_disk import compaction_sync_bandwidth, device_path, device_preset_text
 from .host_speed import fit_speed_spread
+from .job_costs import fit_job_costs, measure_job_costs
 from .matrix import COMMON, case
 from .memtable_fit import (
     MEMTABLE_ENTRY_OVERHEAD,
@@ -86,6 +87,7 @@ class Measurements:
     big_memtable: list[dict] = field(default_factory=list)  # fillrandom without the WAL at 4-64 MiB (memtable_miss)
     block_reads: list[dict] = field(default_factory=list)  # readrandom at 8 and 64 MiB caches (block_reads.py)
     mixgraph_keys: list[dict] = field(default_factory=list)  # mixgraph's Gets on an empty DB (client_cost.py)
+    job_costs: list[dict] = field(default_factory=list)  # fillrandom at 64 KiB and 1 MiB buffers (job_costs.py)
     seconds: float = 0.0  # wall time of the db_bench runs
     num: int = 1_000_000  # the write runs' keys
     repeat: int = 2  # repeats of each run
@@ -300,6 +302,9 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
     cpu = {k: f"{v * 1e6:.4g}us" for k, v in {**write_cpu, **r, "scan_base": 0.0}.items()}
     if miss > 0:
         cpu["memtable_cache"] = f"{cache / 2**20:.4g}MiB"
+    fixed = _job_costs(m)
+    if fixed:
+        cpu.update({k: f"{fixed[k] * 1e6:.4g}us" for k in ("flush_per_job", "merge_per_file")})
     key = fit_mixgraph_key(m.mixgraph_keys)
     if key is not None:
         cpu["mixgraph_key"] = f"{key * 1e6:.4g}us"
@@ -389,6 +394,12 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
             + "".join(sorted({f", measured {r['date']}" for r in m.mixgraph_keys if r.get("date") != m.host["date"]}))
             + ")"
         )
+    if fixed:
+        notes.append(
+            "# - flush_per_job, merge_per_file: fillrandom at 64 KiB and 1 MiB buffers, least squares of the LOG's"
+            " flush and compaction CPU against jobs or output files and bytes (job_costs.py; the per-entry terms"
+            " above, from 4 MiB buffers, hold a few % of them)"
+        )
     if m.interference:  # the writes' spin in the write thread (foreground.write_thread_spin)
         machine = {
             "preset": "default",
@@ -414,6 +425,12 @@ def preset_text(m: Measurements, num: int, repeat: int) -> tuple[dict, str]:
     return preset, "\n".join(notes) + "\n" + yaml.safe_dump(preset, sort_keys=False, width=110)
 
 
+def _job_costs(m: Measurements) -> dict | None:
+    """The fixed costs of a flush, a compaction file and their syncs (job_costs.py); None when not measured."""
+    flushes = [f for r in m.job_costs for f in r["flushes"]]
+    return fit_job_costs(flushes, [c for r in m.job_costs for c in r["compactions"]]) if m.job_costs else None
+
+
 def measure(num: int = 1_000_000, repeat: int = 2) -> Measurements:
     """Run every calibration measurement on this host (the module's sections 1-3 and the WAL's sync)."""
     from ..errors import LsmsimError
@@ -431,6 +448,7 @@ def measure(num: int = 1_000_000, repeat: int = 2) -> Measurements:
     m.mixgraph_keys = measure_mixgraph_key(repeat + 1)
     m.sync = measure_sync(repeat)
     m.interference = measure_interference(repeat)
+    m.job_costs = measure_job_costs()
     m.seconds = time.perf_counter() - t0
     return m
 
@@ -461,7 +479,7 @@ def calibrate(
     atomic_write(out, lambda p: Path(p).write_text(text))
     bw, sync = compaction_sync_bandwidth(m.writes), sync_latency(m.sync) if m.sync else None
     if bw or sync:  # this host's disk: local-fio's drive with the syncs measured here
-        disk = device_preset_text(f"{m.host['cpu']} x {m.host['cores']}", bw, sync)
+        disk = device_preset_text(f"{m.host['cpu']} x {m.host['cores']}", bw, sync, _job_costs(m))
         atomic_write(device_path(out), lambda p: Path(p).write_text(disk))
         _say(f"this host's disk: device preset {device_path(out).stem} ({device_path(out)})")
     return out

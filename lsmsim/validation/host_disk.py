@@ -29,7 +29,9 @@ def compaction_sync_bandwidth(writes: list[dict]) -> float | None:
     return sum(c["bytes"] for c in jobs) / waited if waited > 0 else None
 
 
-def device_preset_text(host: str, sync_bandwidth: float | None, sync_latency: float | None) -> str:
+def device_preset_text(
+    host: str, sync_bandwidth: float | None, sync_latency: float | None, fixed: dict | None = None
+) -> str:
     """local-fio's drive with this host's syncs, as a device preset's YAML (with where each figure comes from)."""
     base = yaml.safe_load((PRESET_ROOT / "devices" / f"{BASE}.yaml").read_text())
     notes = [
@@ -42,6 +44,11 @@ def device_preset_text(host: str, sync_bandwidth: float | None, sync_latency: fl
     if sync_latency:
         base["sync_latency"] = f"{sync_latency * 1e6:.1f}us"
         notes.append("# sync_latency: fillrandom --sync=1, rocksdb.wal.file.sync.micros (median of the repeats)")
+    if fixed:  # job_costs.fit_job_costs: the syncs' fixed parts
+        base["sync_per_job"] = f"{fixed['sync_per_job'] * 1e6:.0f}us"
+        base["sync_per_file"] = f"{fixed['sync_per_file'] * 1e6:.0f}us"
+        notes.append("# sync_per_job, sync_per_file: fillrandom at 64 KiB and 1 MiB buffers, the compactions'")
+        notes.append("# wall less CPU micros (LOG) against jobs, output files and bytes (job_costs.py)")
     base["source"] = f"{BASE}'s drive; syncs measured by lsmsim calibrate on {host}"
     return "\n".join(notes) + "\n" + yaml.safe_dump(base, sort_keys=False, width=110)
 
