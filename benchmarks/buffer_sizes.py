@@ -5,8 +5,9 @@
 For each write_buffer_size in 64 KiB-16 MiB (files as large, L1 four buffers), Debian's db_bench runs fillrandom
 (400-byte values, WAL on, no compression) `--repeat` times and lsmsim runs the same command line (`lsmsim run
 --dbbench`, with the `--set` overrides: a host's speed today, say). It prints both throughputs, their ratio,
-the Spearman rank correlation over the sizes, and the fixed costs fitted from db_bench's LOGs
-(lsmsim/validation/job_costs.py), then lsmsim again with those costs set (`machine.cpu.flush_per_job`,
+the Spearman rank correlation over the sizes, and the fixed costs as `lsmsim calibrate` fits them from its own runs
+(lsmsim/validation/job_costs.py: fillrandom without the WAL at 64 KiB and 1 MiB buffers, not these runs), then
+lsmsim again with those costs set (`machine.cpu.flush_per_job`,
 `machine.cpu.merge_per_file`, `device.sync_per_job`, `device.sync_per_file`), so the two columns show what they
 change. The CPU figures are divided back by `machine.cpu_speed` when one is set, since lsmsim multiplies them by it.
 Record the host (printed) with the figures: they are this host's, today.
@@ -17,10 +18,8 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from scipy.stats import spearmanr
@@ -29,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lsmsim.validation.dbbench import run_db_bench  # noqa: E402
-from lsmsim.validation.job_costs import fit_job_costs, flush_times  # noqa: E402
+from lsmsim.validation.job_costs import fit_job_costs, measure_job_costs  # noqa: E402
 
 SIZES = [64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20]
 
@@ -66,24 +65,14 @@ def main() -> None:
     a = ap.parse_args()
     print(f"host: {host()}")
     speed = next((float(s.split("=", 1)[1]) for s in a.set if s.startswith("machine.cpu_speed=")), 1.0)
-    real, flushes, compactions = {}, [], []
+    real = {}
     for wbs in SIZES:
         num = a.num // 4 if wbs < 256 << 10 else a.num
-        runs = []
-        for _ in range(a.repeat):
-            d = Path(tempfile.mkdtemp(prefix="lsmsim-buffers-")) / "db"
-            try:
-                r = run_db_bench(args_for(wbs, num).split(), db=d, keep_db=True)
-                times = flush_times((d / "LOG").read_text(errors="replace"))
-            finally:
-                shutil.rmtree(d.parent, ignore_errors=True)
-            runs.append(r.ops_per_sec["fillrandom"])
-            flushes += [{"bytes": f["bytes"], "wall_s": w, "cpu_s": c} for f, (w, c) in zip(r.flushes, times)]
-            compactions += r.compactions
-        real[wbs] = runs
-        print(f"db_bench {wbs >> 10:>6} KiB: {' '.join(f'{x:,.0f}' for x in runs)} ops/s", flush=True)
-    fit = fit_job_costs(flushes, compactions)
-    print("fixed costs fitted from the LOGs (seconds): " + ", ".join(f"{k} {v:.3g}" for k, v in fit.items()))
+        real[wbs] = [run_db_bench(args_for(wbs, num).split()).ops_per_sec["fillrandom"] for _ in range(a.repeat)]
+        print(f"db_bench {wbs >> 10:>6} KiB: {' '.join(f'{x:,.0f}' for x in real[wbs])} ops/s", flush=True)
+    cal = measure_job_costs()
+    fit = fit_job_costs([f for r in cal for f in r["flushes"]], [c for r in cal for c in r["compactions"]])
+    print("fixed costs as lsmsim calibrate fits them (seconds): " + ", ".join(f"{k} {v:.3g}" for k, v in fit.items()))
     fixed = [
         f"machine.cpu.flush_per_job={fit['flush_per_job'] * speed * 1e6:.1f}us",
         f"machine.cpu.merge_per_file={fit['merge_per_file'] * speed * 1e6:.1f}us",

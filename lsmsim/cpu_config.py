@@ -89,8 +89,9 @@ class CpuCostConfig(Section):
         units.parse_duration("0us"),
         description="A flush's CPU whatever its size: the table builder's set-up and finish (index, filter, "
         "properties, footer), the new file and its LOG events (FlushJob::WriteLevel0Table's cpu_micros, the LOG's "
-        "'Flush lasted ... cpu microseconds'; db/flush_job.cc). 1.08 ms on the EPYC host on 2026-11-29, where a "
-        "64 KiB memtable's flush took 1.18 ms of CPU (benchmarks/buffer_sizes.py). 0: not measured.",
+        "'Flush lasted ... cpu microseconds'; db/flush_job.cc). 1.1-1.6 ms in three fits on the EPYC host on "
+        "2026-11-29, where a 64 KiB memtable's flush took 1.18 ms of CPU (benchmarks/buffer_sizes.py). 0: not "
+        "measured (`lsmsim calibrate` measures it).",
     )
     merge_per_entry: Duration = Field(units.parse_duration("0.6883us"), description="A compaction, per input entry.")
     merge_per_byte: Duration = Field(units.parse_duration("0.0004287us"), description="A compaction, per input byte.")
@@ -103,8 +104,8 @@ class CpuCostConfig(Section):
         units.parse_duration("0us"),
         description="A compaction's CPU per output file whatever its size: building and finishing the table, then "
         "opening it through the table cache to check it is usable (CompactionJob::FinishCompactionOutputFile; "
-        "db/compaction/compaction_job.cc). 1.49 ms on the EPYC host on 2026-11-29 (fillrandom at 64 KiB-4 MiB files, "
-        "the LOG's compaction_time_cpu_micros against output files, records and bytes). 0: not measured.",
+        "db/compaction/compaction_job.cc). 1.5-2.0 ms in three fits on the EPYC host on 2026-11-29 (fillrandom at "
+        "64 KiB-4 MiB files, the LOG's compaction_time_cpu_micros against output files and bytes). 0: not measured.",
     )
     get_base: Duration = Field(units.parse_duration("0us"), description="A Get, whether or not it finds its key.")
     get_found: Duration = Field(

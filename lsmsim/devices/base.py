@@ -44,15 +44,16 @@ class DeviceOptions(Section):
         0.0,
         ge=0,
         description="A flush or compaction thread's wait per output file beyond sync_bandwidth's share: the fsync of "
-        "a new file commits its inode and the journal whatever the bytes (WritableFileWriter::Sync at close). 0.62 ms "
-        "on the EPYC host's virtio disk on 2026-11-29 (LOG: wall less CPU time against jobs, files and bytes).",
+        "a new file commits its inode and the journal whatever the bytes (WritableFileWriter::Sync at close). "
+        "0.6-1.0 ms in three fits on the EPYC host's virtio disk on 2026-11-29 (LOG: wall less CPU time against jobs, "
+        "files and bytes; job_costs.py), with sync_per_job a one-file job's 1.4-3.2 ms in all.",
     )
     sync_per_job: Duration = Field(
         0.0,
         ge=0,
         description="A flush or compaction's wait once per job beyond its files': the directory fsync after its "
-        "outputs (FlushJob::WriteLevel0Table, CompactionJob::Run: FsyncWithDirOptions). 1.4 ms on the EPYC host's "
-        "virtio disk on 2026-11-29 (as sync_per_file).",
+        "outputs (FlushJob::WriteLevel0Table, CompactionJob::Run: FsyncWithDirOptions). 0.3-2.4 ms in three fits on "
+        "the EPYC host's virtio disk on 2026-11-29 (as sync_per_file; the split between the two is the least sure).",
     )
 
 
