@@ -61,6 +61,7 @@ class TreeBuilder:
                     s = Samples(keys, seqs, vlens, tombs)
                     built.append(tree.build_files(s, level, None, 0.0)[0])
                 tree.level(level).runs.insert(0, tree.new_run(built))
+        tree.version += 1  # a changed tree is a new version (what caches per version key on)
         return tree
 
 

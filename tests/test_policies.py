@@ -95,6 +95,22 @@ def test_compacting_bytes_follow_marks_as_the_plain_sum_does():
     assert all(t.compacting_bytes(lvl) == 0 for lvl in range(5)) and not t.compacting()
 
 
+def test_level_targets_are_kept_per_tree_version_and_follow_every_install():
+    """The leveled scores ask `_targets` at every pick: it answers from the last computation while the tree's version
+    (bumped at every flush and install) is unchanged, and anew, equal to a fresh computation, once it moves."""
+    t = tree_with({6: [[(0, 10_000_000, 8_000_000)]], 0: [[(1, 9, 10)]]})
+    p = policy(
+        name="leveled", level_compaction_dynamic_level_bytes=True, max_bytes_for_level_base=1_000_000, num_levels=7
+    )
+    first = p._targets(t)
+    assert p._targets(t) is first and first == p._compute_targets(t)
+    l0 = t.level(0).runs[0].files
+    t.install(l0, t.build_files(l0[0].samples, 5, None, 0.0), 5, None)  # L0 -> a new run in L5
+    assert p._targets(t) is not first and p._targets(t) == p._compute_targets(t)
+    other = tree_with({6: [[(0, 10_000, 5000)]]})  # another tree at the same version number
+    assert p._targets(other) == p._compute_targets(other) != first
+
+
 def test_dynamic_level_bytes_base_level_and_targets():
     # only the last level (L6) has data: L0 compacts straight into it while it is small
     t = tree_with({6: [[(0, 10_000, 5000)]], 0: [[(1, 9, 10)]] * 1})

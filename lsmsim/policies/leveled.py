@@ -95,6 +95,7 @@ class Leveled(Policy):
         self.write_control = WriteControl(
             compaction_trigger=o.level0_file_num_compaction_trigger, pending_bytes=self.pending_compaction_bytes
         )
+        self._targets_of: tuple = (None, -1, None)  # (tree, its version, _targets): level bytes change only with it
 
     # ---------------------------------------------------------------- level targets
     def base_level(self, tree: Tree) -> int:
@@ -105,6 +106,15 @@ class Leveled(Policy):
         return targets.get(level, float("inf"))
 
     def _targets(self, tree: Tree) -> tuple[int, dict[int, float]]:
+        """(base level, target bytes per level), kept for the tree's version: the scores ask it at every pick."""
+        seen, version, targets = self._targets_of
+        if seen is tree and version == tree.version:
+            return targets
+        targets = self._compute_targets(tree)
+        self._targets_of = (tree, tree.version, targets)
+        return targets
+
+    def _compute_targets(self, tree: Tree) -> tuple[int, dict[int, float]]:
         o = self.options
         n = o.num_levels
         mult = o.max_bytes_for_level_multiplier
