@@ -107,12 +107,9 @@ class Leveled(Policy):
 
     def _targets(self, tree: Tree) -> tuple[int, dict[int, float]]:
         """(base level, target bytes per level), kept for the tree's version: the scores ask it at every pick."""
-        seen, version, targets = self._targets_of
-        if seen is tree and version == tree.version:
-            return targets
-        targets = self._compute_targets(tree)
-        self._targets_of = (tree, tree.version, targets)
-        return targets
+        if self._targets_of[0] is not tree or self._targets_of[1] != tree.version:
+            self._targets_of = (tree, tree.version, self._compute_targets(tree))
+        return self._targets_of[2]
 
     def _compute_targets(self, tree: Tree) -> tuple[int, dict[int, float]]:
         o = self.options
