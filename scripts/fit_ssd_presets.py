@@ -4,6 +4,7 @@
 
     python scripts/fit_ssd_presets.py [NAME ...] [--root ../shared/data/fio-real]
     python scripts/fit_ssd_presets.py NAME --holdout      # fit on QD 1, 4, 16, 64; judge the rest
+    python scripts/fit_ssd_presets.py NAME --order        # only search the preset's write order again
 
 --holdout writes no preset: it fits on the device's traces at queue depths 1, 4, 16 and 64 and
 prints measured vs model on every other trace of the device (does the model interpolate?).
@@ -69,7 +70,11 @@ DEVICES = {
     ),
     "wd-zns-conventional": (
         "4GiB",
-        [ZNS + "throughput/nvme2n1-*/*_queue-depth-[1248].json", ZNS + "scaled_bandwidth/nvme2n1-*/*.json"],
+        [  # and its random writes at every depth: the order they are served in shows from depth 16 on (ORDER)
+            ZNS + "throughput/nvme2n1-*/*_queue-depth-[1248].json",
+            ZNS + "scaled_bandwidth/nvme2n1-*/*.json",
+            ZNS + "throughput/nvme2n1-*/*_randwrite_4Ki_queue-depth-*.json",
+        ],
         [ZNS + "throughput/nvme2n1-*/*.json", ZNS + "scaled_bandwidth/nvme2n1-*/*.json"],
     ),
 }
@@ -131,7 +136,29 @@ ROBUST = {"samsung-pm981a-512gb", "sabrent-rocket4plus-2tb"}
 # 19 with the fitted value (issue 39).
 PLATEAU = {"wd-zns-conventional": 2}  # the queue depth the plateau starts at
 
+# Presets whose random writes at depth spread as no queue in submission order does (lsmsim/ssd/order.py): the order
+# random writes are served in is searched on the fit's traces after the fit (as `lsmsim ssd calibrate --write-order`).
+ORDER = {"wd-zns-conventional", "samsung-pm981-256gb"}
+
 HALF = (1, 4, 16, 64)
+
+
+def search_order(path: Path, files: list[str], fit_globs: list[str]) -> None:
+    """Search the write order of the preset at `path` on `files` and write its three fields into it (and the globs
+    the fit saw, these among them)."""
+    import yaml
+
+    from lsmsim.ssd.profile import load_profile, load_traces
+
+    model, _ = load_profile(path)
+    best = cli.write_order(model, load_traces(files, ("layout",)))
+    data = yaml.safe_load(path.read_text())
+    data["write_window"] = int(best.write_window)
+    data["map_update_time"] = f"{best.map_update_time * 1e6:.4g}us"
+    data["map_update_backlog"] = f"{best.map_update_backlog * 1e6:.4g}us"
+    data["fit_traces"] = list(fit_globs)
+    head = "".join(line for line in path.read_text().splitlines(keepends=True) if line.startswith("#"))
+    path.write_text(head + yaml.safe_dump(data, sort_keys=False))
 
 
 def set_subunit_from_plateau(path: Path, files: list[str], min_depth: int) -> None:
@@ -207,6 +234,7 @@ def main() -> int:
     ap.add_argument("names", nargs="*", default=list(DEVICES))
     ap.add_argument("--root", default=str(Path(__file__).resolve().parents[2] / "shared/data/fio-real"))
     ap.add_argument("--holdout", action="store_true", help="fit on QD 1, 4, 16, 64 and judge the other traces")
+    ap.add_argument("--order", action="store_true", help="only search the write order of the existing preset")
     args = ap.parse_args()
     root = Path(args.root)
     out = Path(__file__).resolve().parents[1] / "lsmsim/presets/ssd"
@@ -216,6 +244,10 @@ def main() -> int:
         files = sorted({str(f) for g in fit_globs for f in root.glob(g)})
         if args.holdout:
             holdout(files, sorted({str(f) for g in replay_globs for f in root.glob(g)}))
+            continue
+        if args.order:
+            print(f"== {name}: searching the write order on {len(files)} files", flush=True)
+            search_order(out / f"{name}.yaml", files, fit_globs)
             continue
         print(f"== {name}: fitting {len(files)} files", flush=True)
         ns = argparse.Namespace(
@@ -236,6 +268,8 @@ def main() -> int:
         cli.cmd_calibrate(ns)
         if name in PLATEAU:
             set_subunit_from_plateau(out / f"{name}.yaml", files, PLATEAU[name])
+        if name in ORDER:  # after the plateau: the order search keeps the command rate it finds
+            search_order(out / f"{name}.yaml", files, fit_globs)
         header(out / f"{name}.yaml", name, len(files))
     return 0
 

@@ -153,6 +153,27 @@ class SSDOptions(DeviceOptions):
         ge=1,
         description="Commands the drive serves at once; more wait to be submitted (Linux's default nvme queue depth).",
     )
+    write_window: int = Field(
+        1,
+        ge=1,
+        description="Random writes waiting in the controller (for its command stage or for room in the write buffer) "
+        "are taken in no fixed order: one of the write_window oldest, at random; 1 keeps submission order (fitted "
+        "to fio traces: random writes at depth spread their latency as the exponential does; sequential ones keep "
+        "their order). Shapes latencies, not throughput.",
+    )
+    map_update_time: Duration = Field(
+        0.0,
+        ge=0,
+        description="Of a random write's command interval (1 / write.iops), the mapping-table update the controller "
+        "defers: done while it idles, or all at once when the deferred updates would pass map_update_backlog (the "
+        "writes behind wait). 0: none. Shapes latencies at depth, not throughput (fitted to fio traces).",
+    )
+    map_update_backlog: Duration = Field(
+        units.parse_duration("200us"),
+        gt=0,
+        description="The most deferred mapping-table update time (map_update_time) the controller holds before it "
+        "does it all.",
+    )
     fio_traces: list[str] = Field(
         [], description="Globs (under the fio-real folder) of the traces this profile was fitted to and replays."
     )
@@ -220,6 +241,9 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
         suspend_latency=cfg.suspend_latency,
         command_slots=cfg.command_slots,
         readahead=float(cfg.readahead),
+        write_window=cfg.write_window,
+        map_update_time=cfg.map_update_time,
+        map_update_backlog=cfg.map_update_backlog,
     )
 
 

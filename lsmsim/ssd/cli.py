@@ -9,9 +9,7 @@ import sys
 from pathlib import Path
 
 from .. import units as U
-
-# the accuracy goals of a replay (issue 14): drive-limited traces only
-GOALS = {"iops": 0.10, "bw": 0.10, "p50": 0.10, "p99": 0.25, "mixed": 0.15}
+from .goals import errors, judge
 
 
 def table(rows: list[dict], cols: list[tuple[str, str, str]]) -> str:
@@ -29,32 +27,12 @@ def table(rows: list[dict], cols: list[tuple[str, str, str]]) -> str:
     return "\n".join([line(head)] + [line(b) for b in body])
 
 
-def _err(a, b):
-    return 100.0 * (a / b - 1.0) if b and not math.isnan(b) and not math.isnan(a) else float("nan")
-
-
-def judge(r: dict) -> bool | None:
-    """Whether a compared row meets the goals (None: host-limited, not judged). Mixed read/write
-    jobs are held to 15% on IOPS and p50 in both directions, p99 to 25%."""
-    if r["limit"] != "drive":
-        return None
-    mixed = 0.0 < r["read_fraction"] < 1.0
-    ok = abs(r["iops_err"]) <= 100 * (GOALS["mixed"] if mixed else GOALS["iops"])
-    ok &= (
-        abs(r["p50_err"]) <= 100 * (GOALS["mixed"] if mixed else GOALS["p50"]) if not math.isnan(r["p50_err"]) else True
-    )
-    ok &= abs(r["p99_err"]) <= 100 * GOALS["p99"] if not math.isnan(r["p99_err"]) else True
-    return bool(ok)
-
-
 def comparison(rows: list[dict]) -> str:
     for r in rows:
         r["bw_mb_m"], r["bw_mb_s"] = r["bw_measured"] / 1e6, r["bw_model"] / 1e6
-        r["iops_err"] = _err(r["iops_model"], r["iops_measured"])
-        r["bw_err"] = r["iops_err"]  # same block size: bandwidth errs as IOPS does
+        errors(r)
         for p in ("p50", "p99"):
             r[f"{p}_m"], r[f"{p}_s"] = r[f"{p}_measured"] * 1e6, r[f"{p}_model"] * 1e6
-            r[f"{p}_err"] = _err(r[f"{p}_model"], r[f"{p}_measured"])
         ok = judge(r)
         r["ok"] = "host" if ok is None else ("ok" if ok else "MISS")
         r["short"] = _short(r["job"])
@@ -177,10 +155,13 @@ def cmd_calibrate(args) -> int:
         robust=bool(getattr(args, "robust", False)),
         **({"units": units} if units else {}),
     )
+    model = f.model
+    if getattr(args, "write_order", False):
+        model = write_order(model, train)
     source = f"lsmsim ssd calibrate from {len(train)} fio jobs" + (f", {len(held)} more held out" if held else "")
-    dev = to_device(f.model, source, args.capacity, args.fio_traces, getattr(args, "fit_traces", None))
+    dev = to_device(model, source, args.capacity, args.fio_traces, getattr(args, "fit_traces", None))
     atomic_write(Path(args.output), lambda p: Path(p).write_text(yaml.safe_dump(dev, sort_keys=False)))
-    print(f"profile written to {args.output}: {f.model.units} parallel units (cost by units: {f.units_costs})")
+    print(f"profile written to {args.output}: {model.units} parallel units (cost by units: {f.units_costs})")
     rows = [
         {"parameter": k, "value": float(getattr(f.model, k)), "lo": lo, "hi": hi, "status": status}
         for k, status in [(k, f"fitted ({len(f.constrained_by[k])} traces)") for k in f.fitted]
@@ -200,18 +181,38 @@ def cmd_calibrate(args) -> int:
             ],
         )
     )
-    rows = compare(f.model, train)
+    rows = compare(model, train)
     print(f"\nfitted on ({len(train)} jobs):")
     print(comparison(rows))
     print(summary(rows))
     if held:
-        rows = compare(f.model, held)
+        rows = compare(model, held)
         print(f"\nheld out, never fitted ({len(held)} jobs, by {_by(per_axis)}):")
         print(comparison(rows))
         print(summary(rows))
     else:
         print("\nheld out: none (no series of three or more queue depths, mixes or job counts; or --holdout none)")
     return 0
+
+
+def write_order(model, results):
+    """The model with the write order (lsmsim/ssd/order.py) that meets the most goals on `results`; says which."""
+    from . import order
+
+    def progress(k, _n, c, met, cost):
+        if k % 10 == 0:
+            print(f"  write order: {k} candidates tried", file=sys.stderr)
+
+    best, tried = order.search(model, results, progress=progress)
+    if tried:
+        base = next(t for t in tried if t[0]["write_window"] == 1 and t[0]["map_update_time"] == 0)
+        met = max(t[1] for t in tried)
+        print(
+            f"write order: write_window {best.write_window}, map_update_time {best.map_update_time * 1e6:.3g}us, "
+            f"map_update_backlog {best.map_update_backlog * 1e6:.3g}us: {met} directions meet every goal "
+            f"({base[1]} in submission order), of {len(tried)} candidates"
+        )
+    return best
 
 
 def _by(per_axis: dict[str, int]) -> str:
@@ -367,6 +368,12 @@ def add_parser(sub):
         action="store_true",
         help="misses past 15%% weigh in linearly, not squared (soft_l1 loss): a few figures no parameter reaches (a "
         "host hiccup, fio's widest tails) do not drag the fit away from the rest",
+    )
+    c.add_argument(
+        "--write-order",
+        action="store_true",
+        help="after the fit, search the order random writes are served in (write_window, map_update_time, "
+        "map_update_backlog: lsmsim/ssd/order.py) on the fitted jobs: about 100 replays of them",
     )
     c.add_argument(
         "--holdout",

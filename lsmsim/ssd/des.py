@@ -1,4 +1,4 @@
-"""The event heap and keyed random draws of `drive_sim` (numba).
+"""The event heap, keyed random draws and linked-list queues of `drive_sim` (numba).
 
 The heap holds (time, kind, a, b) events in four parallel arrays, a binary min-heap on time. Draws
 are keyed: `uniform(seed, key)` is a function of its arguments alone, so a request draws the same
@@ -74,3 +74,63 @@ def lognormal(mean, sigma, seed, key):
     u1 = max(uniform(seed, key), 1e-300)
     z = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * uniform(seed, key + 1))
     return mean * np.exp(sigma * z - 0.5 * sigma * sigma)
+
+
+# FCFS servers and FIFOs: queues as linked lists through r_next (q_head, q_tail per queue), busy flags per server
+@njit(cache=True)
+def take_random(q, window, u, q_head, q_tail, r_next):
+    """Unlink and return one of the `window` first requests of FIFO q, the (u x their number)-th (u in [0, 1))."""
+    count = 0
+    j = q_head[q]
+    while j >= 0 and count < window:
+        count += 1
+        j = r_next[j]
+    k = int(u * count)
+    prev = -1
+    i = q_head[q]
+    for _ in range(k):
+        prev = i
+        i = r_next[i]
+    if prev < 0:
+        q_head[q] = r_next[i]
+    else:
+        r_next[prev] = r_next[i]
+    if q_tail[q] == i:
+        q_tail[q] = prev
+    return i
+
+
+@njit(cache=True)
+def enqueue(q, i, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, service, kind):
+    """Request i joins FCFS server q; starts at once if the server is free."""
+    if busy[q] == 0:
+        busy[q] = 1
+        return push(ht, hk, ha, hb, n, now + service, kind, i, 0)
+    append(q, i, q_head, q_tail, r_next)
+    return n
+
+
+@njit(cache=True)
+def append(q, i, q_head, q_tail, r_next):
+    """Request i joins the tail of FIFO q (a linked list through r_next)."""
+    r_next[i] = -1
+    if q_tail[q] < 0:
+        q_head[q] = i
+    else:
+        r_next[q_tail[q]] = i
+    q_tail[q] = i
+
+
+@njit(cache=True)
+def serve_next(q, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, service, kind):
+    """Server q is free: start its next queued request, if any."""
+    busy[q] = 0
+    i = q_head[q]
+    if i < 0:
+        return n
+    q_head[q] = r_next[i]
+    if q_head[q] < 0:
+        q_tail[q] = -1
+    r_next[i] = -1
+    busy[q] = 1
+    return push(ht, hk, ha, hb, n, now + service, kind, i, 0)

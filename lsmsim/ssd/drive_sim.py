@@ -43,6 +43,10 @@ Stations, in the order a request meets them (parameters in `P_*` below):
   serves its queued reads before the next program, or with `program_first` (`prog_first`) the program first:
   the buffer keeps draining, so writes stay fast while reads queue, as the PM981a's mixes show (16 KiB 50/50 at
   depth 64: writes acknowledged in 18.5us at p50 while reads wait 2.1ms, 471 MB/s each way).
+- random writes' order (`order.py` says why): random writes waiting for the command stage or for buffer room are
+  taken one of the `write_window` oldest at random (1: in submission order), and `map_update_time` of each one's
+  command interval is mapping work the stage defers: worked off while it idles, all of it before the next write
+  when it would pass `map_update_backlog`. Sequential writes keep their order and defer nothing.
 
 All times are seconds and sizes bytes. The kernel is numba-compiled (`cache=True`); with a
 fixed seed it is deterministic.
@@ -53,9 +57,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba import njit
+from .des import append as _append
+from .des import enqueue as _enqueue
 from .des import lognormal as _lognormal
 from .des import pop as _pop
 from .des import push as _push
+from .des import serve_next as _serve_next
+from .des import take_random as _take_random
 from .des import uniform as _uniform
 
 # parameter vector layout
@@ -86,11 +94,14 @@ from .des import uniform as _uniform
     P_W_UNIT,
     P_W_SUBUNIT,
     P_PROG_FIRST,
-) = range(26)
-N_PARAMS = 26
+    P_W_WINDOW,
+    P_W_DEFER,
+    P_W_DEBT,
+) = range(29)
+N_PARAMS = 29
 
 # event kinds
-_DELAY, _UNIT, _RLINK, _WLINK, _CMD, _HOST = range(6)
+_DELAY, _UNIT, _RLINK, _WLINK, _CMD, _HOST, _CMD_FREE = range(7)
 # unit modes
 _IDLE, _READ, _PROG, _READ_SUSPENDED = range(4)
 
@@ -152,7 +163,18 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
     if size_w < params[P_W_UNIT]:  # a write below the program unit: the controller merges it into a unit first
         cmd_gap += params[P_W_SUBUNIT]
     cmd_hold = params[P_W_CMD_SHARE] * cmd_gap
-    cmd_start = -1e300  # when the last write command started
+    # random writes in no fixed order: one of the `window` oldest waiting ones, at random (1: submission order)
+    window = int(params[P_W_WINDOW]) if not sequential else 1
+    cmd_pool = np.empty(slots, np.int64)
+    n_pool = 0
+    picks = 0  # the command stage's random picks (stream 5 of a request number)
+    cmd_busy = False
+    cmd_free = -1e300  # when the command stage takes the next write
+    # random writes: `defer` s of each command interval is mapping work done later (in idle time, or all at once when
+    # the debt would pass `debt_limit`); the stage itself is free again after the rest
+    defer = min(params[P_W_DEFER], cmd_gap) if not sequential and params[P_W_DEBT] > 0 else 0.0
+    debt_limit = params[P_W_DEBT]
+    debt = 0.0
     Q_ADMIT = 4 + numjobs  # requests waiting for one of the drive's command slots
     slots_free = int(params[P_SLOTS])
     r_delay = np.zeros(slots)  # the request's fixed delay, drawn at issue
@@ -325,6 +347,18 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                         n = _push(ht, hk, ha, hb, n, u_prog_end[u], _UNIT, u, u_ver[u])
                     continue
             start_unit = u
+        elif kind == _CMD_FREE:
+            cmd_busy = False
+            if n_pool > 0:
+                picks += 1
+                k = int(_uniform(seed, picks * _KEYS + 5) * min(window, n_pool))
+                i = cmd_pool[k]
+                for _m in range(k, n_pool - 1):
+                    cmd_pool[_m] = cmd_pool[_m + 1]
+                n_pool -= 1
+                cmd_busy = True
+                n, debt, cmd_free = _command(i, now, 0.0, defer, debt, debt_limit, cmd_hold, cmd_gap, ht, hk, ha, hb, n)
+                n = _push(ht, hk, ha, hb, n, cmd_free, _CMD_FREE, 0, 0)
         elif kind == _CMD:  # through the command stage, into the buffer's FIFO
             _append(Q_BUF, a, q_head, q_tail, r_next)
             start_server = Q_BUF
@@ -333,9 +367,22 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
             busy[q] = 0
             start_server = q
             i = a
-            if kind == _WLINK:  # commands start cmd_gap apart, in order; each holds its write cmd_hold
-                cmd_start = max(now, cmd_start + cmd_gap)
-                n = _push(ht, hk, ha, hb, n, cmd_start + cmd_hold, _CMD, i, 0)
+            if kind == _WLINK and window > 1:
+                if cmd_busy:
+                    cmd_pool[n_pool] = i
+                    n_pool += 1
+                else:
+                    cmd_busy = True
+                    idle = max(0.0, now - cmd_free)
+                    n, debt, cmd_free = _command(
+                        i, now, idle, defer, debt, debt_limit, cmd_hold, cmd_gap, ht, hk, ha, hb, n
+                    )
+                    n = _push(ht, hk, ha, hb, n, cmd_free, _CMD_FREE, 0, 0)
+            elif kind == _WLINK:  # commands start cmd_gap apart, in order; each holds its write cmd_hold
+                idle = max(0.0, now - cmd_free)
+                n, debt, cmd_free = _command(
+                    i, max(now, cmd_free), idle, defer, debt, debt_limit, cmd_hold, cmd_gap, ht, hk, ha, hb, n
+                )
             else:
                 n = _enqueue(Q_HOST + r_job[i], i, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, host, _HOST)
                 released += 1
@@ -355,10 +402,14 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                 n = _serve_next(q, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, host, _HOST)
             elif q == Q_BUF:
                 while q_head[Q_BUF] >= 0 and buf_used + size_w <= buffer + 1e-9:
-                    i = q_head[Q_BUF]
-                    q_head[Q_BUF] = r_next[i]
-                    if q_head[Q_BUF] < 0:
-                        q_tail[Q_BUF] = -1
+                    if window > 1:  # random writes: one of the `window` oldest waiting, at random
+                        picks += 1
+                        i = _take_random(Q_BUF, window, _uniform(seed, picks * _KEYS + 5), q_head, q_tail, r_next)
+                    else:
+                        i = q_head[Q_BUF]
+                        q_head[Q_BUF] = r_next[i]
+                        if q_head[Q_BUF] < 0:
+                            q_tail[Q_BUF] = -1
                     r_next[i] = -1
                     buf_used += size_w
                     pending += size_w
@@ -403,6 +454,21 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
 
 
 @njit(cache=True)
+def _command(i, start, idle, defer, debt, debt_limit, cmd_hold, cmd_gap, ht, hk, ha, hb, n):
+    """Write i starts in the command stage at `start` (the stage idled `idle` s before); returns (n, debt, when the
+    stage takes its next write). `defer` s of its interval are mapping work done later: worked off while the stage
+    idles, and the whole debt at once, before this write, when it would pass `debt_limit`."""
+    if defer > 0:
+        debt = max(0.0, debt - idle)
+        if debt + defer > debt_limit:
+            start += debt
+            debt = 0.0
+        debt += defer
+    n = _push(ht, hk, ha, hb, n, start + cmd_hold, _CMD, i, 0)
+    return n, debt, start + cmd_gap - defer
+
+
+@njit(cache=True)
 def _start_program(u, nbytes, now, params, u_mode, u_ver, u_prog_end, u_prog_bytes, ht, hk, ha, hb, n):
     """Idle unit u programs `nbytes` from the buffer for `program_time`."""
     u_prog_bytes[u] = nbytes
@@ -423,39 +489,3 @@ def _unit_next(u, now, u_head, u_tail, u_mode, u_chunk, u_ver, c_next, c_svc, ht
     u_chunk[u] = c
     u_ver[u] += 1
     return _push(ht, hk, ha, hb, n, now + delay + c_svc[c], _UNIT, u, u_ver[u])
-
-
-@njit(cache=True)
-def _enqueue(q, i, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, service, kind):
-    """Request i joins FCFS server q; starts at once if the server is free."""
-    if busy[q] == 0:
-        busy[q] = 1
-        return _push(ht, hk, ha, hb, n, now + service, kind, i, 0)
-    _append(q, i, q_head, q_tail, r_next)
-    return n
-
-
-@njit(cache=True)
-def _append(q, i, q_head, q_tail, r_next):
-    """Request i joins the tail of FIFO q (a linked list through r_next)."""
-    r_next[i] = -1
-    if q_tail[q] < 0:
-        q_head[q] = i
-    else:
-        r_next[q_tail[q]] = i
-    q_tail[q] = i
-
-
-@njit(cache=True)
-def _serve_next(q, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, service, kind):
-    """Server q is free: start its next queued request, if any."""
-    busy[q] = 0
-    i = q_head[q]
-    if i < 0:
-        return n
-    q_head[q] = r_next[i]
-    if q_head[q] < 0:
-        q_tail[q] = -1
-    r_next[i] = -1
-    busy[q] = 1
-    return _push(ht, hk, ha, hb, n, now + service, kind, i, 0)

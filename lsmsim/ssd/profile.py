@@ -69,6 +69,9 @@ def to_device(
         "subunit_write_time": us(model.subunit_write_time),
         "command_slots": int(round(model.command_slots)),
         "readahead": int(model.readahead),
+        "write_window": int(round(model.write_window)),
+        "map_update_time": us(model.map_update_time),
+        "map_update_backlog": us(model.map_update_backlog),
     }
     if fio_traces:
         out["fio_traces"] = list(fio_traces)

@@ -69,6 +69,9 @@ class DriveModel:
     command_slots: int = 1024
     readahead: float = 0.0  # bytes the controller prefetches for sequential reads (0: none)
     program_first: bool = False  # a unit done with a job starts a waiting program before its queued reads
+    write_window: int = 1  # random writes waiting in the controller are taken at random among this many oldest
+    map_update_time: float = 0.0  # of a random write's command interval: deferred mapping-table work (drive_sim)
+    map_update_backlog: float = 200e-6  # the deferred work the controller holds before doing it all
 
     # ------------------------------------------------------------------ derived figures
     @property
@@ -137,6 +140,9 @@ class DriveModel:
         p[ds.P_SLOTS] = max(1, round(self.command_slots))
         p[ds.P_READAHEAD] = self.readahead
         p[ds.P_PROG_FIRST] = 1.0 if self.program_first else 0.0
+        p[ds.P_W_WINDOW] = max(1, round(self.write_window))
+        p[ds.P_W_DEFER] = self.map_update_time
+        p[ds.P_W_DEBT] = self.map_update_backlog
         return p
 
     # ------------------------------------------------------------------ for the kernel
