@@ -429,3 +429,12 @@ def test_replay_all_scores_each_preset_on_the_traces_its_fit_never_saw():
         assert fitted[0] > 0 and held[0] > 0  # every preset lists fit_traces, a part of its fio_traces
         held_total += held[0]
     assert f"never fitted): {held_total} trace directions" in sections[-1]
+
+
+def test_reads_below_the_mapping_unit_read_the_whole_unit():
+    """A 512 B read moves a whole 4 KiB unit off the flash (drive_sim.MIN_READ): alone it differs from a 4 KiB
+    read only by the host link's transfer, as the 980 PRO's 512 B-4 KiB reads run at one rate at every depth."""
+    m = quiet(read_bandwidth=1e9)
+    small, full = (fio_job(m, Job(b, b, 1.0, 1), 2000).mean["read"] for b in (512.0, KIB4))
+    assert full - small == pytest.approx((KIB4 - 512.0) / 1e9, rel=1e-6)
+    assert m.read_service(512.0) == m.read_service(KIB4)

@@ -84,7 +84,7 @@ class DriveModel:
         return (
             self.read_flash_time
             + self.read_retry_fraction * self.read_retry_time
-            + min(size, self.page) / self.read_stream_bandwidth
+            + max(min(size, self.page), ds.MIN_READ) / self.read_stream_bandwidth
         )
 
     @property
