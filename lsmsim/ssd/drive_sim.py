@@ -160,7 +160,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
     q_head = np.full(5 + numjobs, -1, np.int64)
     q_tail = np.full(5 + numjobs, -1, np.int64)
     busy = np.zeros(5 + numjobs, np.int64)  # 0 free, 1 busy
-    Q_RLINK, Q_WLINK, Q_BUF, Q_HOST = 0, 1, 3, 4  # (2: the command stage, a rate limiter with no queue)
+    Q_RLINK, Q_WLINK, Q_BUF, Q_HOST = 0, 1, 3, 4  # (2: the command stage: a rate limiter, its waiting in cmd_pool)
     prog_first = params[P_PROG_FIRST] > 0.5
     cmd_gap = params[P_W_CMD]
     if size_w < params[P_W_UNIT]:  # a write below the program unit: the controller merges it into a unit first
