@@ -268,12 +268,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                     if _uniform(seed, ck + 2) < params[P_R_SLOW_P]:  # a read retry (ECC failure)
                         t += params[P_R_SLOW_T]
                     c_svc[c] = t
-                    c_next[c] = -1
-                    if u_tail[u] < 0:
-                        u_head[u] = c
-                    else:
-                        c_next[u_tail[u]] = c
-                    u_tail[u] = c
+                    _append(u, c, u_head, u_tail, c_next)  # the unit's FIFO of chunks
                     if u_mode[u] == _IDLE:
                         n = _unit_next(
                             u, now, u_head, u_tail, u_mode, u_chunk, u_ver, c_next, c_svc, ht, hk, ha, hb, n, 0.0
