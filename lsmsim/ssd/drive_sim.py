@@ -160,7 +160,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
     q_head = np.full(5 + numjobs, -1, np.int64)
     q_tail = np.full(5 + numjobs, -1, np.int64)
     busy = np.zeros(5 + numjobs, np.int64)  # 0 free, 1 busy
-    Q_RLINK, Q_WLINK, Q_BUF, Q_HOST = 0, 1, 3, 4  # (2: the command stage: a rate limiter, its waiting in cmd_pool)
+    Q_RLINK, Q_WLINK, Q_CMD, Q_BUF, Q_HOST = 0, 1, 2, 3, 4  # Q_CMD: random writes waiting for the command stage
     prog_first = params[P_PROG_FIRST] > 0.5
     cmd_gap = params[P_W_CMD]
     if size_w < params[P_W_UNIT]:  # a write below the program unit: the controller merges it into a unit first
@@ -168,9 +168,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
     cmd_hold = params[P_W_CMD_SHARE] * cmd_gap
     # random writes in no fixed order: one of the `window` oldest waiting ones, at random (1: submission order)
     window = int(params[P_W_WINDOW]) if not sequential else 1
-    cmd_pool = np.empty(slots, np.int64)
-    n_pool = 0
-    picks = 0  # the command stage's random picks (stream 5 of a request number)
+    picks = 0  # random picks of waiting writes (their draws: stream 5 of request number `picks`)
     cmd_busy = False
     cmd_free = -1e300  # when the command stage takes the next write
     # random writes: `defer` s of each command interval is mapping work done later (in idle time, or all at once when
@@ -347,13 +345,10 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
             start_unit = u
         elif kind == _CMD_FREE:
             cmd_busy = False
-            if n_pool > 0:
+            if q_head[Q_CMD] >= 0:
                 picks += 1
-                k = int(_uniform(seed, picks * _KEYS + 5) * min(window, n_pool))
-                i = cmd_pool[k]
-                for _m in range(k, n_pool - 1):
-                    cmd_pool[_m] = cmd_pool[_m + 1]
-                n_pool -= 1
+                i = _take_random(Q_CMD, window, _uniform(seed, picks * _KEYS + 5), q_head, q_tail, r_next)
+                r_next[i] = -1
                 cmd_busy = True
                 n, debt, cmd_free = _command(i, now, 0.0, defer, debt, debt_limit, cmd_hold, cmd_gap, ht, hk, ha, hb, n)
                 n = _push(ht, hk, ha, hb, n, cmd_free, _CMD_FREE, 0, 0)
@@ -367,8 +362,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
             i = a
             if kind == _WLINK and window > 1:
                 if cmd_busy:
-                    cmd_pool[n_pool] = i
-                    n_pool += 1
+                    _append(Q_CMD, i, q_head, q_tail, r_next)
                 else:
                     cmd_busy = True
                     idle = max(0.0, now - cmd_free)
