@@ -491,15 +491,19 @@ def test_skip_variants_leaves_variants_of_a_shared_file_out_at_every_scale(tmp_p
     assert "sweep.skip_variants" in str(e.value) and "allowed: lev, tier" in str(e.value)
 
 
-@pytest.mark.serial  # in the full suite's parallel pass its sweep ignored Ctrl-C twice (2026-11-29; cause not found)
 def test_ctrl_c_stops_keeps_finished_points_and_leaves_nothing_partial(tmp_path):
-    # 48 points of ~1.5 s on two workers: Ctrl-C after the first always finds points to stop (with 6, a full suite
-    # on a fast host once saw the sweep end, exit 0, before the signal arrived; with 16, once a full suite on both
-    # cores of the Xeon VM, where the sweep took 32 s)
+    # 48 points of ~1.5 s on two workers: Ctrl-C after the first finds points to stop on any host
     f = write(tmp_path, {**SLOW, "sweep": {"seeds": list(range(1, 49))}})
     out = tmp_path / "res"
+    # Ctrl-C as at a terminal: the sweep starts with SIGINT's default action. A command started with `&` by a
+    # non-interactive shell (a CI script run in the background) inherits SIGINT ignored, and Python then leaves it
+    # ignored, so the sweep would rightly run to the end (this test's old flake: exit 0, every point done).
+    reset = (
+        "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+        "os.execv(sys.executable, [sys.executable, '-m', 'lsmsim.cli', *sys.argv[1:]])"
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "lsmsim.cli", "sweep", str(f), "-j", "2", "-q", "-o", str(out)],
+        [sys.executable, "-c", reset, "sweep", str(f), "-j", "2", "-q", "-o", str(out)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
