@@ -429,6 +429,12 @@ def test_replay_all_scores_each_preset_on_the_traces_its_fit_never_saw():
         assert fitted[0] > 0 and held[0] > 0  # every preset lists fit_traces, a part of its fio_traces
         held_total += held[0]
     assert f"never fitted): {held_total} trace directions" in sections[-1]
+    # the ceiling (ceiling.py) is over the judged directions and no model, this one included, passes it
+    ceilings = [tuple(map(int, re.search(r"ceiling: at most (\d+)/(\d+)", s).groups())) for s in sections]
+    for s, (most, judged) in zip(sections, ceilings):
+        n, host, met, of = map(int, re.search(counts, s).groups())
+        assert judged == of == n - host and met <= most <= judged, s[:80]
+    assert ceilings[-1] == tuple(map(sum, zip(*ceilings[:-1])))  # per device: recordings of one device only
 
 
 def test_reads_below_the_mapping_unit_read_the_whole_unit():

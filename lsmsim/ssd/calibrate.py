@@ -400,6 +400,7 @@ def compare(model: DriveModel, results: list[FioJobResult], n_ios: int = COMPARE
                 "p99_measured": o.p99,
                 "p99_model": p.get(o.direction, "p99"),
                 "limit": "host" if host_busy > 0.9 else "drive",
+                "model_job": o.job,  # what the model was told (ceiling.job_key)
             }
         )
     return rows

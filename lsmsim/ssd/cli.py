@@ -76,6 +76,19 @@ def summary(rows: list[dict]) -> str:
     )
 
 
+def _ceiling(rows: list[dict]) -> str:
+    """The replay's ceiling line (ceiling.py): how many directions one model could meet at most."""
+    from .ceiling import ceiling
+
+    met, total, disagree = ceiling(rows)
+    n = sum(len(g) for g in disagree)
+    return (
+        f"  ceiling: at most {met}/{total} can meet every goal on these recordings ({100 * met / max(total, 1):.1f}%): "
+        f"{n} directions in {len(disagree)} groups of recordings of one job as the model sees it disagree beyond the "
+        "goals"
+    )
+
+
 def _source(name: str) -> str:
     """'job (path)' -> path."""
     return name[name.index("(") + 1 : name.rindex(")")] if "(" in name else name
@@ -237,9 +250,12 @@ def cmd_replay(args) -> int:
             if not files:
                 continue
             rows = compare(model, load_traces(files), n_ios=args.ios)
+            for r in rows:
+                r["device"] = name
             print(f"\n== {name} ({len(files)} files under {root}) ==")
             print(comparison(rows))
             print(summary(rows))
+            print(_ceiling(rows))
             fitted = {str(f) for f in matching(root, cfg.fit_traces)}
             for r in rows:
                 r["held_out"] = bool(fitted) and _source(r["job"]) not in fitted
@@ -250,7 +266,7 @@ def cmd_replay(args) -> int:
         if not totals:
             print(f"no trace under {root} matches a profile's fio_traces in lsmsim/presets/ssd/")
             return 1
-        print(f"\n== all devices ==\n{summary(totals)}")
+        print(f"\n== all devices ==\n{summary(totals)}\n{_ceiling(totals)}")
         held = [r for r in totals if r["held_out"]]
         if held:
             print(f"held out (traces of presets that list fit_traces, never fitted): {summary(held)}")
