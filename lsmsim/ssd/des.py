@@ -101,6 +101,19 @@ def take_random(q, window, u, q_head, q_tail, r_next):
 
 
 @njit(cache=True)
+def take_head(q, q_head, q_tail, r_next):
+    """Unlink and return the first request of FIFO q (-1: it is empty)."""
+    i = q_head[q]
+    if i < 0:
+        return -1
+    q_head[q] = r_next[i]
+    if q_head[q] < 0:
+        q_tail[q] = -1
+    r_next[i] = -1
+    return i
+
+
+@njit(cache=True)
 def enqueue(q, i, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, service, kind):
     """Request i joins FCFS server q; starts at once if the server is free."""
     if busy[q] == 0:
