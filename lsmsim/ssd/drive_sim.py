@@ -216,7 +216,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
     chunks = (c_req, c_svc, c_next, free)
     suspend_lat = params[P_SUSPEND_LAT] if suspend else -1.0
     flash = (params[P_R_FLASH], params[P_R_SIGMA], params[P_R_STREAM], params[P_R_SLOW_P], params[P_R_SLOW_T])
-    rd = (flash[0], flash[1], flash[2], flash[3], flash[4], suspend_lat, chunk_bytes, units, seed)  # read_chunks'
+    rd = (flash[0], flash[1], flash[2], flash[3], flash[4], suspend_lat, chunk_bytes, units, seed)  # read_chunks' rd
     heap = (ht, hk, ha, hb)
     t_rlink, t_wlink = size_r / params[P_R_LINK], size_w / params[P_W_LINK]  # a request's time on the host link
 
