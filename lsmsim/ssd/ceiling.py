@@ -6,7 +6,7 @@ on a drive whose state moved between runs (the PM981's three 4 KiB random-write 
 632 MB/s) or series recorded on different set-ups the traces do not name (the 980 PRO's two series: 14.5K and 18.2K
 IOPS at 4 KiB and depth 1), get one prediction, so no choice of parameters can meet the goals on all of them. For
 each group of such directions the most any one prediction can meet is the most goal boxes (model/measured within
-`goals.GOALS` on IOPS, p50 and p99) that share a point; their sum over the groups is the ceiling. A ceiling below
+`goals.tolerances` on IOPS, p50 and p99) that share a point; their sum over the groups is the ceiling. A ceiling below
 the issue's goal says which inputs the model would have to be told (the drive's state, the sector format, the
 kernel) before a fit could reach it.
 """
@@ -17,7 +17,7 @@ import dataclasses
 import itertools
 import math
 
-from .goals import GOALS
+from .goals import tolerances
 
 _METRICS = ("iops", "p50", "p99")
 
@@ -25,9 +25,7 @@ _METRICS = ("iops", "p50", "p99")
 def _box(r: dict) -> list[tuple[float, float]]:
     """The model values (IOPS, p50, p99) that meet `goals.judge` on row r: an interval per metric ((-inf, inf) where
     fio recorded none)."""
-    mixed = 0.0 < r["read_fraction"] < 1.0
-    tol = {"iops": GOALS["mixed"] if mixed else GOALS["iops"], "p50": GOALS["mixed"] if mixed else GOALS["p50"]}
-    tol["p99"] = GOALS["p99"]
+    tol = tolerances(r["read_fraction"])
     out = []
     for m in _METRICS:
         v = r[f"{m}_measured"]
