@@ -5,6 +5,7 @@
     python scripts/fit_ssd_presets.py [NAME ...] [--root ../shared/data/fio-real]
     python scripts/fit_ssd_presets.py NAME --holdout      # fit on QD 1, 4, 16, 64; judge the rest
     python scripts/fit_ssd_presets.py NAME --order        # only search the preset's write order again
+    python scripts/fit_ssd_presets.py NAME --queues       # only search its submitting thread's moves again
 
 --holdout writes no preset: it fits on the device's traces at queue depths 1, 4, 16 and 64 and
 prints measured vs model on every other trace of the device (does the model interpolate?).
@@ -166,6 +167,26 @@ def search_order(path: Path, files: list[str], fit_globs: list[str]) -> None:
     path.write_text(head + yaml.safe_dump(data, sort_keys=False))
 
 
+def search_queues(path: Path, files: list[str]) -> None:
+    """Search the submitting thread's move interval (lsmsim/ssd/host_queues.py) of the preset at `path` on the
+    backlogged jobs among `files` and write its two fields into it (as `lsmsim ssd calibrate` does after a fit)."""
+    import yaml
+
+    from lsmsim.ssd import host_queues
+    from lsmsim.ssd.profile import load_profile, load_traces
+
+    model, _ = load_profile(path)
+    results = load_traces(files, ("layout",))
+    if not host_queues.backlogged(model, results):
+        return
+    best = cli.host_queues(model, results)
+    data = yaml.safe_load(path.read_text())
+    data["sq_count"] = int(best.sq_count)
+    data["sq_move_interval"] = f"{best.sq_move_interval * 1e3:.4g}ms"
+    head = "".join(line for line in path.read_text().splitlines(keepends=True) if line.startswith("#"))
+    path.write_text(head + yaml.safe_dump(data, sort_keys=False))
+
+
 def set_subunit_from_plateau(path: Path, files: list[str], min_depth: int) -> None:
     """subunit_write_time from the median IOPS of the pure writes below the program unit at min_depth and deeper."""
     import statistics
@@ -240,6 +261,9 @@ def main() -> int:
     ap.add_argument("--root", default=str(Path(__file__).resolve().parents[2] / "shared/data/fio-real"))
     ap.add_argument("--holdout", action="store_true", help="fit on QD 1, 4, 16, 64 and judge the other traces")
     ap.add_argument("--order", action="store_true", help="only search the write order of the existing preset")
+    ap.add_argument(
+        "--queues", action="store_true", help="only search the submitting thread's moves of the existing preset"
+    )
     args = ap.parse_args()
     root = Path(args.root)
     out = Path(__file__).resolve().parents[1] / "lsmsim/presets/ssd"
@@ -253,6 +277,10 @@ def main() -> int:
         if args.order:
             print(f"== {name}: searching the write order on {len(files)} files", flush=True)
             search_order(out / f"{name}.yaml", files, fit_globs)
+            continue
+        if args.queues:
+            print(f"== {name}: searching the submission queues on {len(files)} files", flush=True)
+            search_queues(out / f"{name}.yaml", files)
             continue
         print(f"== {name}: fitting {len(files)} files", flush=True)
         ns = argparse.Namespace(
@@ -275,6 +303,7 @@ def main() -> int:
             set_subunit_from_plateau(out / f"{name}.yaml", files, PLATEAU[name])
         if name in ORDER:  # after the plateau: the order search keeps the command rate it finds
             search_order(out / f"{name}.yaml", files, fit_globs)
+            search_queues(out / f"{name}.yaml", files)  # the write order found changes the backlog's latencies
         header(out / f"{name}.yaml", name, len(files))
     return 0
 

@@ -174,6 +174,20 @@ class SSDOptions(DeviceOptions):
         description="The most deferred mapping-table update time (map_update_time) the controller holds before it "
         "does it all.",
     )
+    sq_count: int = Field(
+        1,
+        ge=1,
+        description="Submission queues (one per CPU, as Linux's NVMe driver sets them up) a submitting thread moves "
+        "among; requests the drive has no command slot for wait in the queue of the CPU their thread was on, and the "
+        "controller fetches from the non-empty queues in turn. 1: one queue, submission order.",
+    )
+    sq_move_interval: Duration = Field(
+        0.0,
+        ge=0,
+        description="Mean time between a submitting thread's moves to another CPU's submission queue (exponential; "
+        "0: never). A host property, searched on fio traces deeper than command_slots (lsmsim/ssd/host_queues.py): "
+        "shapes latencies at such depths, not throughput.",
+    )
     fio_traces: list[str] = Field(
         [], description="Globs (under the fio-real folder) of the traces this profile was fitted to and replays."
     )
@@ -244,6 +258,8 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
         write_window=cfg.write_window,
         map_update_time=cfg.map_update_time,
         map_update_backlog=cfg.map_update_backlog,
+        sq_count=cfg.sq_count,
+        sq_move_interval=cfg.sq_move_interval,
     )
 
 

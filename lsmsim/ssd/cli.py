@@ -171,6 +171,7 @@ def cmd_calibrate(args) -> int:
     model = f.model
     if getattr(args, "write_order", False):
         model = write_order(model, train)
+    model = host_queues(model, train)
     source = f"lsmsim ssd calibrate from {len(train)} fio jobs" + (f", {len(held)} more held out" if held else "")
     dev = to_device(model, source, args.capacity, args.fio_traces, getattr(args, "fit_traces", None))
     atomic_write(Path(args.output), lambda p: Path(p).write_text(yaml.safe_dump(dev, sort_keys=False)))
@@ -224,6 +225,23 @@ def write_order(model, results):
             f"write order: write_window {best.write_window}, map_update_time {best.map_update_time * 1e6:.3g}us, "
             f"map_update_backlog {best.map_update_backlog * 1e6:.3g}us: {met} directions meet every goal "
             f"({base[1]} in submission order), of {len(tried)} candidates"
+        )
+    return best
+
+
+def host_queues(model, results):
+    """The model with the submitting thread's move interval (lsmsim/ssd/host_queues.py) that meets the most goals on
+    the jobs of `results` deeper than the drive's command slots; says which. Without such jobs: the model as is."""
+    from . import host_queues as hq
+
+    best, tried = hq.search(model, results)
+    if tried:
+        base = next(t for t in tried if t[0]["sq_move_interval"] == 0)
+        print(
+            f"submission queues: the thread moves every {best.sq_move_interval * 1e3:.3g}ms among {best.sq_count}: "
+            f"{max(t[1] for t in tried)} directions of the {len(hq.backlogged(model, results))} jobs deeper than "
+            f"{model.command_slots} command slots meet every goal ({base[1]} with one queue), of {len(tried)} "
+            "intervals"
         )
     return best
 

@@ -72,6 +72,8 @@ def to_device(
         "write_window": int(round(model.write_window)),
         "map_update_time": us(model.map_update_time),
         "map_update_backlog": us(model.map_update_backlog),
+        "sq_count": int(round(model.sq_count)),
+        "sq_move_interval": f"{model.sq_move_interval * 1e3:.4g}ms",
     }
     if fio_traces:
         out["fio_traces"] = list(fio_traces)

@@ -72,6 +72,8 @@ class DriveModel:
     write_window: int = 1  # random writes waiting in the controller are taken at random among this many oldest
     map_update_time: float = 0.0  # of a random write's command interval: deferred mapping-table work (drive_sim)
     map_update_backlog: float = 200e-6  # the deferred work the controller holds before doing it all
+    sq_count: int = 1  # the host's submission queues (one per CPU) a submitting thread moves among
+    sq_move_interval: float = 0.0  # mean seconds between a submitting thread's moves to another CPU (0: never)
 
     # ------------------------------------------------------------------ derived figures
     @property
@@ -143,6 +145,8 @@ class DriveModel:
         p[ds.P_W_WINDOW] = max(1, round(self.write_window))
         p[ds.P_W_DEFER] = self.map_update_time
         p[ds.P_W_DEBT] = self.map_update_backlog
+        p[ds.P_SQS] = max(1, round(self.sq_count))
+        p[ds.P_SQ_MOVE] = self.sq_move_interval
         return p
 
     # ------------------------------------------------------------------ for the kernel
