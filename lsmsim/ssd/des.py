@@ -34,12 +34,9 @@ def push(ht, hk, ha, hb, n, t, k, a, b):
     return n + 1
 
 
-@njit(cache=True)
-def pop(ht, hk, ha, hb, n):
-    t, k, a, b = ht[0], hk[0], ha[0], hb[0]
-    n -= 1
-    ht[0], hk[0], ha[0], hb[0] = ht[n], hk[n], ha[n], hb[n]
-    i = 0
+@njit(cache=True, inline="always")
+def _sift_down(ht, hk, ha, hb, i, n):
+    """Move entry i down the heap of n entries to where its time belongs."""
     while True:
         c = 2 * i + 1
         if c >= n:
@@ -50,7 +47,31 @@ def pop(ht, hk, ha, hb, n):
             break
         _swap(ht, hk, ha, hb, c, i)
         i = c
+
+
+@njit(cache=True)
+def pop(ht, hk, ha, hb, n):
+    t, k, a, b = ht[0], hk[0], ha[0], hb[0]
+    n -= 1
+    ht[0], hk[0], ha[0], hb[0] = ht[n], hk[n], ha[n], hb[n]
+    _sift_down(ht, hk, ha, hb, 0, n)
     return t, k, a, b, n
+
+
+@njit(cache=True)
+def compact(ht, hk, ha, hb, n, kind, ver):
+    """Drop the void events of `kind` (b is not ver[a]: deleted lazily, left to fire and be ignored) and rebuild
+    the heap of what is left; returns its size. Program suspension voids a program's end each time, so without
+    this the void ends of a long program under a stream of reads pile up past any fixed capacity."""
+    m = 0
+    for i in range(n):
+        if hk[i] == kind and hb[i] != ver[ha[i]]:
+            continue
+        ht[m], hk[m], ha[m], hb[m] = ht[i], hk[i], ha[i], hb[i]
+        m += 1
+    for i in range(m // 2 - 1, -1, -1):
+        _sift_down(ht, hk, ha, hb, i, m)
+    return m
 
 
 @njit(cache=True)

@@ -67,6 +67,7 @@ import numpy as np
 
 from .._numba import njit
 from .des import append as _append
+from .des import compact as _compact
 from .des import enqueue as _enqueue
 from .des import lognormal as _lognormal
 from .des import pop as _pop
@@ -221,11 +222,14 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
     buf_used = params[P_BUFFER_FULL] * buffer  # bytes acknowledged, not yet programmed
     pending = buf_used  # of which not yet in a program
     # event heap
+    # event heap: `cap` bounds the live events; past it the void ones are dropped (des.compact), and `room` holds
+    # what one event's handling may push before the next check
     cap = (slots + n_win) * (max_chunks + 2) + units + numjobs + 16
-    ht = np.zeros(cap)
-    hk = np.zeros(cap, np.int64)
-    ha = np.zeros(cap, np.int64)
-    hb = np.zeros(cap, np.int64)
+    room = slots + n_win + units + 16
+    ht = np.zeros(cap + room)
+    hk = np.zeros(cap + room, np.int64)
+    ha = np.zeros(cap + room, np.int64)
+    hb = np.zeros(cap + room, np.int64)
     n = 0
     out_dir = np.zeros(n_ios, np.int64)
     out_lat = np.zeros(n_ios)
@@ -252,6 +256,10 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
         n = _push(ht, hk, ha, hb, n, host, _HOST, i, 0)
 
     while done < n_ios:
+        if n > cap:
+            n = _compact(ht, hk, ha, hb, n, _UNIT, u_ver)
+            if n > cap:
+                raise RuntimeError("drive_sim: more live events than the heap holds")
         now, kind, a, b, n = _pop(ht, hk, ha, hb, n)
         start_server = -1  # a server (queue index) that became free
         start_unit = -1
