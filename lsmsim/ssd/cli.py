@@ -240,7 +240,7 @@ def host_queues(model, results):
         print(
             f"submission queues: the thread moves every {best.sq_move_interval * 1e3:.3g}ms among {best.sq_count}: "
             f"{max(t[1] for t in tried)} directions of the {len(hq.backlogged(model, results))} jobs deeper than "
-            f"{model.command_slots} command slots meet every goal ({base[1]} with one queue), of {len(tried)} "
+            f"{round(model.command_slots)} command slots meet every goal ({base[1]} with one queue), of {len(tried)} "
             "intervals"
         )
     return best
