@@ -102,7 +102,12 @@ FIXED = {
 }
 # Opt-in parameters a device's traces call for (calibrate.OPT_IN). WD ZNS's 4 KiB writes plateau at 56-59K IOPS
 # from queue depth 2 on, where one alone takes 20us: its controller overlaps write commands (issue 39).
-ALSO = {"wd-zns-conventional": ["write_command_share", "subunit_write_time"]}
+# The 980 PRO's 4 KiB reads at depth 1 have two modes, 30% at 20us and the rest at 60us (fast flash reads: data in
+# its SLC region), so fio's mean lies below its median: its fit asks for the fast reads' share and time.
+ALSO = {
+    "wd-zns-conventional": ["write_command_share", "subunit_write_time"],
+    "samsung-980pro-1tb": ["fast_read_fraction", "fast_read_time"],
+}
 # Starting points of the fit (calibrate.fit's `starts`): from the default write rate (400K) WD ZNS's fit stops at
 # 72.7K IOPS, the first minimum that explains its writes' latencies; its plateau is 56-59K.
 STARTS = {"wd-zns-conventional": 2}
@@ -117,6 +122,7 @@ UNITS = {"wd-zns-conventional": "128", "samsung-pm981a-512gb": "8,10", "sabrent-
 # programs share (its mixes at depth 64 and 1024 move 0.9-1.1x the harmonic mean of the pure rates, where separate
 # limits would allow up to twice that), so the fit starts with reads bound by the units and a link well above them.
 START = {
+    "samsung-980pro-1tb": {"fast_read_fraction": 0.3, "fast_read_time": 20e-6},  # the modes' share and clat
     "samsung-pm981a-512gb": {
         "read_bandwidth": 3e9,
         "read_stream_bandwidth": 1.5e8,
@@ -126,7 +132,7 @@ START = {
         "write_bandwidth": 0.925e9,
         "program_time": 1.5e-3,
         "command_slots": 128,
-    }
+    },
 }
 # Fits with the soft_l1 loss (calibrate.fit's `robust`): the PM981a's fio p99 at depth 1024 is twice its p50, a
 # spread no parameter gives, and least squares trades the rest's goals for it (12 of 96 against 18 robust).

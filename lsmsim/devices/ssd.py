@@ -122,6 +122,16 @@ class SSDOptions(DeviceOptions):
         0.002, ge=0, le=1, description="Share of flash reads retried after an ECC failure (the tail)."
     )
     read_retry_time: Duration = Field(units.parse_duration("300us"), ge=0, description="Extra time of a retried read.")
+    fast_read_fraction: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="Share of flash reads of data in the SLC region, taking fast_read_time instead of the read's "
+        "flash_time (fitted to fio traces with two modes at depth 1).",
+    )
+    fast_read_time: Duration = Field(
+        units.parse_duration("20us"), gt=0, description="One flash read of data in the SLC region."
+    )
     program_suspend: bool = Field(False, description="Reads suspend a program in progress (Wu & He, FAST'12).")
     program_first: bool = Field(
         False,
@@ -240,6 +250,8 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
         read_bandwidth=r.bandwidth,
         read_retry_fraction=cfg.read_retry_fraction,
         read_retry_time=cfg.read_retry_time,
+        fast_read_fraction=cfg.fast_read_fraction,
+        fast_read_time=cfg.fast_read_time,
         write_overhead=max(MIN_OVERHEAD, w_over),
         write_sigma=w.sigma,
         write_stream_bandwidth=w.stream_bandwidth,

@@ -38,6 +38,8 @@ BOUNDS: dict[str, tuple[float, float, float, str]] = {
     "read_bandwidth": (100e6, 7.88e9, 3.2e9, "host link, reads (PCIe 4.0 x4 at most)"),
     "read_retry_fraction": (1e-5, 0.3, 0.002, "reads retried (ECC failure)"),
     "read_retry_time": (5e-6, 5e-3, 300e-6, "extra time of a retried read"),
+    "fast_read_fraction": (1e-3, 0.9, 0.1, "flash reads of data in the SLC region"),
+    "fast_read_time": (2e-6, 100e-6, 20e-6, "an SLC flash read (tR ~20-30us)"),
     "write_overhead": (0.5e-6, 300e-6, 8e-6, "controller + PCIe + interrupt per write"),
     "write_sigma": (0.005, 1.5, 0.2, "lognormal shape of the write's fixed parts"),
     "write_stream_bandwidth": (100e6, 7.88e9, 2.5e9, "host link, writes"),
@@ -57,7 +59,7 @@ EDGES = {"write_command_share"}  # may end at its upper bound: 1 is a physical c
 # plateau below what its lone write's latency allows (WD ZNS), but they also let a fit explain a host-cached disk's
 # writes, faster than any drive's, that the bounds otherwise refuse; a program unit explains small writes slower
 # per command than large ones (WD ZNS), and only traces of several write sizes tell it apart
-OPT_IN = {"write_command_share", "write_unit", "subunit_write_time"}
+OPT_IN = {"write_command_share", "write_unit", "subunit_write_time", "fast_read_fraction", "fast_read_time"}
 # switches of the model's structure (`timing.DriveModel`'s booleans): never fitted, held with `fixed` (`--fix NAME=1`)
 FLAGS = ("program_first", "program_suspend")
 STEPPED = ("read_retry_fraction", "page", "command_slots", "write_buffer", "readahead", "write_unit")
@@ -146,7 +148,7 @@ def _residuals(model: DriveModel, obs: list[Observation], n_ios: int) -> np.ndar
 def initial(obs: list[Observation]) -> DriveModel:
     """Closed-form starting values: queue-depth-1 latencies split between the fixed parts and
     the flash, the largest IOPS and bandwidths seen."""
-    m = DriveModel(**{k: v[2] for k, v in BOUNDS.items()})
+    m = DriveModel(**{k: v[2] for k, v in BOUNDS.items() if k not in OPT_IN})  # opt-in: the model's own
     reads = [o for o in obs if o.direction == "read" and o.job.read_fraction >= 1.0]
     small = [o for o in reads if o.job.size_read <= 16384]
     qd1 = [o for o in small if o.job.iodepth * o.job.numjobs == 1]
@@ -251,12 +253,14 @@ def fit(
     if not obs:
         raise ValueError("no fio job in these files did any read or write I/O")
     fixed = dict(fixed or {})
-    guess = replace(initial(obs), **{**(start_at or {}), **fixed})
+    asked = {k: BOUNDS[k][2] for k in also}  # an opt-in parameter asked for starts at its scale (the model's may be 0)
+    guess = replace(initial(obs), **{**asked, **(start_at or {}), **fixed})
     sens = sensitivity(replace(guess, units=32), obs, n_ios)
     free = [k for k in BOUNDS if sens[k] and k not in fixed and (k not in OPT_IN or k in also)]
     defaults = [k for k in BOUNDS if k not in free and k not in fixed]
-    # what no trace constrains keeps its documented default; the rest starts from the estimates
-    start = replace(guess, **{k: BOUNDS[k][2] for k in defaults})
+    # what no trace constrains keeps its documented default (an opt-in parameter not asked for: the model's own, so
+    # a drive without fast reads has none); the rest starts from the estimates
+    start = replace(guess, **{k: BOUNDS[k][2] for k in defaults if k not in OPT_IN})
     scale = np.array([BOUNDS[k][2] for k in free])  # x = log(value / default): steps are relative
 
     def model_of(x, u):

@@ -29,7 +29,9 @@ Stations, in the order a request meets them (parameters in `P_*` below):
 - reads: the request is cut into `page`-byte chunks; each goes to a parallel unit (a die) chosen
   uniformly at random (a request's chunks on consecutive units), which serves reads before
   programs, FCFS: one flash read `flash_time` plus the chunk's transfer over the unit's channel at
-  `stream_bandwidth` (4 KiB at least: `MIN_READ`); with probability `slow_p` the read is retried, taking
+  `stream_bandwidth` (4 KiB at least: `MIN_READ`), or with probability `fast_read_fraction` a faster flash read
+  `fast_read_time` (data in the drive's SLC region: the 980 PRO's 4 KiB reads at depth 1 take 20us for 30% of them,
+  60us for the rest); with probability `slow_p` the read is retried, taking
   `slow_time` more (read retries after ECC failures: Cai et al., "Error characterization, mitigation, and recovery in
   flash-memory-based SSDs", Proc. IEEE 2017 §4; they make the tail, and a slow read delays every
   request queued behind it on its unit, which is why the tail grows with queue depth). Two requests on the same
@@ -117,8 +119,10 @@ from .flash_units import unit_next as _unit_next
     P_W_DEBT,
     P_SQS,
     P_SQ_MOVE,
-) = range(31)
-N_PARAMS = 31
+    P_R_FAST_P,
+    P_R_FAST_T,
+) = range(33)
+N_PARAMS = 33
 
 # event kinds (_UNIT, a unit's job done, is flash_units')
 _DELAY, _RLINK, _WLINK, _CMD, _HOST, _CMD_FREE = 0, 2, 3, 4, 5, 6
@@ -242,7 +246,8 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
     chunks = (c_req, c_svc, c_next, free)
     suspend_lat = params[P_SUSPEND_LAT] if suspend else -1.0
     flash = (params[P_R_FLASH], params[P_R_SIGMA], params[P_R_STREAM], params[P_R_SLOW_P], params[P_R_SLOW_T])
-    rd = (flash[0], flash[1], flash[2], flash[3], flash[4], suspend_lat, chunk_bytes, units, seed)  # read_chunks' rd
+    fast = (params[P_R_FAST_P], params[P_R_FAST_T])
+    rd = (*flash, suspend_lat, chunk_bytes, units, seed, *fast)  # read_chunks' rd
     heap = (ht, hk, ha, hb)
     t_rlink, t_wlink = size_r / params[P_R_LINK], size_w / params[P_W_LINK]  # a request's time on the host link
 

@@ -39,13 +39,13 @@ def unit_next(u, now, u_head, u_tail, u_mode, u_chunk, u_ver, c_next, c_svc, ht,
 def read_chunks(owner, key, m, now, rd, u_q, chunks, n_free, heap, n):
     """Queue a read of m chunks for `owner` on consecutive units from a random one (draws keyed by `key`); returns
     (the heap's size, free chunks left). `rd`: flash time, sigma, stream B/s, retry probability, retry time,
-    suspension latency (< 0: a program is not suspended), chunk bytes, units, seed; `u_q`: the units' head, tail,
-    mode, chunk, version, program time left and program end; `chunks`: the chunk pool's owner, service time, next
-    link and free stack; `heap`: the event heap's arrays (des.push)."""
+    suspension latency (< 0: a program is not suspended), chunk bytes, units, seed, fast read share and time;
+    `u_q`: the units' head, tail, mode, chunk, version, program time left and program end; `chunks`: the chunk pool's
+    owner, service time, next link and free stack; `heap`: the event heap's arrays (des.push)."""
     u_head, u_tail, u_mode, u_chunk, u_ver, u_prog_left, u_prog_end = u_q
     c_req, c_svc, c_next, free = chunks
     ht, hk, ha, hb = heap
-    flash, sigma, stream, slow_p, slow_t, suspend_lat, chunk_bytes, units, seed = rd
+    flash, sigma, stream, slow_p, slow_t, suspend_lat, chunk_bytes, units, seed, fast_p, fast_t = rd
     u0 = int(uniform(seed, key + 1) * units)
     for k in range(m):
         u = (u0 + k) % units
@@ -54,7 +54,7 @@ def read_chunks(owner, key, m, now, rd, u_q, chunks, n_free, heap, n):
         c_req[c] = owner
         # the chunk's flash time, drawn now: one flash read, maybe a retry, the transfer
         ck = key + 8 + 4 * k
-        t = lognormal(flash, sigma, seed, ck) + chunk_bytes / stream
+        t = lognormal(fast_t if uniform(seed, ck + 3) < fast_p else flash, sigma, seed, ck) + chunk_bytes / stream
         if uniform(seed, ck + 2) < slow_p:  # a read retry (ECC failure)
             t += slow_t
         c_svc[c] = t

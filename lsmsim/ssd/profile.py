@@ -60,6 +60,8 @@ def to_device(
         },
         "read_retry_fraction": float(f"{model.read_retry_fraction:.4g}"),
         "read_retry_time": us(model.read_retry_time),
+        "fast_read_fraction": float(f"{model.fast_read_fraction:.4g}"),
+        "fast_read_time": us(model.fast_read_time),
         "write_buffer": int(model.write_buffer),
         "program_suspend": bool(model.program_suspend),
         "program_first": bool(model.program_first),

@@ -54,6 +54,8 @@ class DriveModel:
     read_bandwidth: float = 3.2e9
     read_retry_fraction: float = 0.002
     read_retry_time: float = 300e-6
+    fast_read_fraction: float = 0.0  # flash reads of data in the SLC region, taking fast_read_time instead
+    fast_read_time: float = 20e-6
     write_overhead: float = 8e-6
     write_sigma: float = 0.2
     write_stream_bandwidth: float = 2.5e9
@@ -84,10 +86,16 @@ class DriveModel:
     def read_service(self, size: float = KIB4) -> float:
         """One unit's mean time for one chunk of a read of `size` bytes (retries included)."""
         return (
-            self.read_flash_time
+            self.mean_flash_read
             + self.read_retry_fraction * self.read_retry_time
             + max(min(size, self.page), ds.MIN_READ) / self.read_stream_bandwidth
         )
+
+    @property
+    def mean_flash_read(self) -> float:
+        """The mean flash read: `read_flash_time`, or `fast_read_time` for data in the SLC region."""
+        f = self.fast_read_fraction
+        return (1.0 - f) * self.read_flash_time + f * self.fast_read_time
 
     @property
     def read_iops(self) -> float:
@@ -139,6 +147,8 @@ class DriveModel:
         p[ds.P_BUFFER_FULL] = 1.0 if buffer_full else 0.0
         p[ds.P_R_SLOW_P] = self.read_retry_fraction
         p[ds.P_R_SLOW_T] = self.read_retry_time
+        p[ds.P_R_FAST_P] = self.fast_read_fraction
+        p[ds.P_R_FAST_T] = self.fast_read_time
         p[ds.P_SLOTS] = max(1, round(self.command_slots))
         p[ds.P_READAHEAD] = self.readahead
         p[ds.P_PROG_FIRST] = 1.0 if self.program_first else 0.0
@@ -179,10 +189,12 @@ class DriveModel:
         rho_r = min(lam_r * s_r, 0.98)
         rho_p = lam_p * self.program_time
         # second moment of the lognormal flash time plus the fixed transfer
-        tr, rest = self.read_flash_time, min(KIB4, self.page) / self.read_stream_bandwidth
+        tr, rest = self.mean_flash_read, min(KIB4, self.page) / self.read_stream_bandwidth
         p, slow = self.read_retry_fraction, self.read_retry_time
+        f = self.fast_read_fraction
+        tr2 = ((1.0 - f) * self.read_flash_time**2 + f * self.fast_read_time**2) * math.exp(self.read_sigma**2)
         m1 = tr + rest
-        m2_r = tr**2 * math.exp(self.read_sigma**2) + 2 * tr * rest + rest**2 + p * (2 * m1 * slow + slow**2)
+        m2_r = tr2 + 2 * tr * rest + rest**2 + p * (2 * m1 * slow + slow**2)
         if self.program_suspend:
             resid_p = rho_p * self.suspend_latency
         else:
