@@ -19,11 +19,8 @@ taken for the search.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from .calibrate import compare
 from .fio import FioJobResult
-from .order import SEARCH_IOS, score
+from .order import SEARCH_IOS, best_of
 from .timing import DriveModel
 
 MOVE_INTERVALS = (0.0, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)  # seconds between the thread's moves (0: never)
@@ -41,12 +38,5 @@ def search(model: DriveModel, results: list[FioJobResult], n_ios: int = SEARCH_I
     jobs = backlogged(model, results)
     if not jobs:
         return model, []
-    table = []
-    for k, interval in enumerate(MOVE_INTERVALS):
-        c = {"sq_count": SQ_COUNT if interval > 0 else 1, "sq_move_interval": interval}
-        met, cost = score(compare(replace(model, **c), jobs, n_ios=n_ios))
-        table.append((c, met, cost))
-        if progress:
-            progress(k + 1, len(MOVE_INTERVALS), c, met, cost)
-    best = max(table, key=lambda t: (t[1], -t[2]))
-    return replace(model, **best[0]), table
+    cands = [{"sq_count": SQ_COUNT if t > 0 else 1, "sq_move_interval": t} for t in MOVE_INTERVALS]
+    return best_of(model, cands, jobs, n_ios, progress)

@@ -68,11 +68,17 @@ def search(model: DriveModel, results: list[FioJobResult], n_ios: int = SEARCH_I
     cost)]). Only random writes use these parameters: without any among the results the model is returned as is."""
     if not any(r.spec.rw in ("randwrite", "randrw") for r in results):
         return model, []
+    return best_of(model, candidates(model), results, n_ios, progress)
+
+
+def best_of(model: DriveModel, cands: list[dict], results: list[FioJobResult], n_ios: int, progress=None):
+    """Each candidate (fields of the model) scored on `results`: the one meeting the most goals (ties: the least
+    cost) as (model, [(candidate, met, cost)]); `progress(k, n, candidate, met, cost)` after each."""
     table = []
-    for k, c in enumerate(candidates(model)):
+    for k, c in enumerate(cands):
         met, cost = score(compare(replace(model, **c), results, n_ios=n_ios))
         table.append((c, met, cost))
         if progress:
-            progress(k + 1, len(table), c, met, cost)
+            progress(k + 1, len(cands), c, met, cost)
     best = max(table, key=lambda t: (t[1], -t[2]))
     return replace(model, **best[0]), table
