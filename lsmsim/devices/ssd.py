@@ -122,16 +122,8 @@ class SSDOptions(DeviceOptions):
         0.002, ge=0, le=1, description="Share of flash reads retried after an ECC failure (the tail)."
     )
     read_retry_time: Duration = Field(units.parse_duration("300us"), ge=0, description="Extra time of a retried read.")
-    fast_read_fraction: float = Field(
-        0.0,
-        ge=0,
-        le=1,
-        description="Share of flash reads of data in the SLC region, taking fast_read_time instead of the read's "
-        "flash_time (fitted to fio traces with two modes at depth 1).",
-    )
-    fast_read_time: Duration = Field(
-        units.parse_duration("20us"), gt=0, description="One flash read of data in the SLC region."
-    )
+    fast_read_fraction: float = Field(0.0, ge=0, le=1, description="Share of flash reads of data in the SLC region.")
+    fast_read_time: Duration = Field(units.parse_duration("20us"), gt=0, description="Their flash read.")
     program_suspend: bool = Field(False, description="Reads suspend a program in progress (Wu & He, FAST'12).")
     program_first: bool = Field(
         False,
@@ -185,18 +177,13 @@ class SSDOptions(DeviceOptions):
         "does it all.",
     )
     sq_count: int = Field(
-        1,
-        ge=1,
-        description="Submission queues (one per CPU, as Linux's NVMe driver sets them up) a submitting thread moves "
-        "among; requests the drive has no command slot for wait in the queue of the CPU their thread was on, and the "
-        "controller fetches from the non-empty queues in turn. 1: one queue, submission order.",
+        1, ge=1, description="Submission queues (one per CPU) a submitting thread moves among, fetched in turn."
     )
     sq_move_interval: Duration = Field(
         0.0,
         ge=0,
-        description="Mean time between a submitting thread's moves to another CPU's submission queue (exponential; "
-        "0: never). A host property, searched on fio traces deeper than command_slots (lsmsim/ssd/host_queues.py): "
-        "shapes latencies at such depths, not throughput.",
+        description="Mean time between the submitting thread's moves to another CPU's queue (0: never): requests "
+        "past command_slots wait in the queue they were submitted to (lsmsim/ssd/host_queues.py).",
     )
     fio_traces: list[str] = Field(
         [], description="Globs (under the fio-real folder) of the traces this profile was fitted to and replays."
