@@ -225,7 +225,6 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
     released = 0  # commands completed in this event
     buf_used = params[P_BUFFER_FULL] * buffer  # bytes acknowledged, not yet programmed
     pending = buf_used  # of which not yet in a program
-    # event heap
     # event heap: `cap` bounds the live events; past it the void ones are dropped (des.compact), and `room` holds
     # what one event's handling may push before the next check
     cap = (slots + n_win) * (max_chunks + 2) + units + numjobs + 16

@@ -2,9 +2,11 @@
 
 `DriveModel` holds the physical parameters (all SI, all bounded in `calibrate.BOUNDS`):
 - the host: `host_per_io`, CPU seconds per request of one submitting thread (the host's limit,
-  apart from the drive's);
+  apart from the drive's); requests past the drive's `command_slots` wait in one of `sq_count` per-CPU submission
+  queues, the thread moving among them every `sq_move_interval` (searched after a fit, not bounded: `host_queues.py`);
 - reads: a fixed `read_overhead` (controller, PCIe, interrupt) with lognormal spread
-  `read_sigma`; a flash read `read_flash_time` plus `page`-byte chunk transfer at
+  `read_sigma`; a flash read `read_flash_time` (`fast_read_time` for a share `fast_read_fraction`: data in the SLC
+  region) plus `page`-byte chunk transfer at
   `read_stream_bandwidth` on one of `units` parallel units (channels x dies, Agrawal et al.,
   USENIX ATC'08 §3); the host link at `read_bandwidth`;
 - writes: `write_overhead` and `write_sigma`; the link at `write_stream_bandwidth`; the
