@@ -135,7 +135,8 @@ START = {
     },
 }
 # Fits with the soft_l1 loss (calibrate.fit's `robust`): the PM981a's fio p99 at depth 1024 is twice its p50, a
-# spread no parameter gives, and least squares trades the rest's goals for it (12 of 96 against 18 robust).
+# spread no fitted parameter gives (the thread's moves between submission queues that do, host_queues.py, are
+# searched after the fit), and least squares trades the rest's goals for it (12 of 96 against 18 robust).
 # The Sabrent's two recordings of the same jobs differ by up to 3.6x (4 KiB random writes at depth 4: 1,339 and 366
 # MB/s), which no parameter can follow either.
 ROBUST = {"samsung-pm981a-512gb", "sabrent-rocket4plus-2tb"}
@@ -158,25 +159,25 @@ HALF = (1, 4, 16, 64)
 def search_order(path: Path, files: list[str], fit_globs: list[str]) -> None:
     """Search the write order of the preset at `path` on `files` and write its three fields into it (and the globs
     the fit saw, these among them)."""
-    import yaml
 
     from lsmsim.ssd.profile import load_profile, load_traces
 
     model, _ = load_profile(path)
     best = cli.write_order(model, load_traces(files, ("layout",)))
-    data = yaml.safe_load(path.read_text())
-    data["write_window"] = int(best.write_window)
-    data["map_update_time"] = f"{best.map_update_time * 1e6:.4g}us"
-    data["map_update_backlog"] = f"{best.map_update_backlog * 1e6:.4g}us"
-    data["fit_traces"] = list(fit_globs)
-    head = "".join(line for line in path.read_text().splitlines(keepends=True) if line.startswith("#"))
-    path.write_text(head + yaml.safe_dump(data, sort_keys=False))
+    update_preset(
+        path,
+        {
+            "write_window": int(best.write_window),
+            "map_update_time": f"{best.map_update_time * 1e6:.4g}us",
+            "map_update_backlog": f"{best.map_update_backlog * 1e6:.4g}us",
+            "fit_traces": list(fit_globs),
+        },
+    )
 
 
 def search_queues(path: Path, files: list[str]) -> None:
     """Search the submitting thread's move interval (lsmsim/ssd/host_queues.py) of the preset at `path` on the
     backlogged jobs among `files` and write its two fields into it (as `lsmsim ssd calibrate` does after a fit)."""
-    import yaml
 
     from lsmsim.ssd import host_queues
     from lsmsim.ssd.profile import load_profile, load_traces
@@ -186,9 +187,15 @@ def search_queues(path: Path, files: list[str]) -> None:
     if not host_queues.backlogged(model, results):
         return
     best = cli.host_queues(model, results)
+    update_preset(path, {"sq_count": int(best.sq_count), "sq_move_interval": f"{best.sq_move_interval * 1e3:.4g}ms"})
+
+
+def update_preset(path: Path, fields: dict) -> None:
+    """Set `fields` in the preset at `path`, keeping its header comment."""
+    import yaml
+
     data = yaml.safe_load(path.read_text())
-    data["sq_count"] = int(best.sq_count)
-    data["sq_move_interval"] = f"{best.sq_move_interval * 1e3:.4g}ms"
+    data.update(fields)
     head = "".join(line for line in path.read_text().splitlines(keepends=True) if line.startswith("#"))
     path.write_text(head + yaml.safe_dump(data, sort_keys=False))
 

@@ -2,7 +2,6 @@
 waiting for command slots in per-CPU queues fetched round robin, what the moves leave alone, and the search."""
 
 import collections
-import math
 from dataclasses import replace
 
 import numpy as np
@@ -99,4 +98,3 @@ def test_the_search_leaves_a_drive_without_a_backlog_alone():
     m = command_bound(command_slots=1024)
     traces = _synthetic(m, [("rw64", "write", KIB4, 64, 0.0)])
     assert host_queues.search(m, traces) == (m, [])
-    assert not math.isnan(m.sq_move_interval)

@@ -54,7 +54,8 @@ def read_chunks(owner, key, m, now, rd, u_q, chunks, n_free, heap, n):
         c_req[c] = owner
         # the chunk's flash time, drawn now: one flash read, maybe a retry, the transfer
         ck = key + 8 + 4 * k
-        t = lognormal(fast_t if uniform(seed, ck + 3) < fast_p else flash, sigma, seed, ck) + chunk_bytes / stream
+        fast = fast_p > 0.0 and uniform(seed, ck + 3) < fast_p  # data in the SLC region (no draw without any)
+        t = lognormal(fast_t if fast else flash, sigma, seed, ck) + chunk_bytes / stream
         if uniform(seed, ck + 2) < slow_p:  # a read retry (ECC failure)
             t += slow_t
         c_svc[c] = t
