@@ -1,17 +1,16 @@
-"""The SSD device (`device.model: ssd`): the timing model, extent allocator and FTL of `lsmsim.ssd`
-behind the kernel's `Device` interface, and its options (`SSDOptions`; `preset` is filled in by
-`loading.expand_presets` before validation).
+"""The SSD device (`device.model: ssd`): the timing model, extent allocator and FTL of `lsmsim.ssd` behind the
+kernel's `Device` interface, and its options (`SSDOptions`; `preset` is filled in by `loading.expand_presets` before
+validation).
 
-Files map to logical pages through the extent allocator as they are written. Every kernel step
-hands the device the bytes each open file received in that step; the device interleaves their
-pages in arrival order (page i of a stream writing n pages in the step arrives at (i + 1/2)/n of
-it) and feeds them to the FTL, so concurrent flushes and compactions mix their lifetimes in erase
-units as on a real drive (Spooky PVLDB'22 §3). Deleted files are TRIMmed at once, by a periodic
-fstrim, or never (their LBAs are invalidated only when the allocator reuses them).
+Files map to logical pages through the extent allocator as they are written. Every kernel step hands the device the
+bytes each open file received in that step; the device interleaves their pages in arrival order (page i of a stream
+writing n pages in the step arrives at (i + 1/2)/n of it) and feeds them to the FTL, so concurrent flushes and
+compactions mix their lifetimes in erase units as on a real drive (Spooky PVLDB'22 §3). Deleted files are TRIMmed at
+once, by a periodic fstrim, or never (their LBAs are invalidated only when the allocator reuses them).
 
-GC copies take device time: the foreground copies of a step are charged as busy seconds (the
-summary's gc_stall_s), and the recent copies-per-host-page ratio inflates the device cost of host
-writes in the sharing solver, so GC visibly slows host I/O. Background GC runs in idle device time.
+GC copies take device time: the foreground copies of a step are charged as busy seconds (the summary's gc_stall_s),
+and the recent copies-per-host-page ratio inflates the device cost of host writes in the sharing solver, so GC
+visibly slows host I/O. Background GC runs in idle device time.
 """
 
 from __future__ import annotations
@@ -35,12 +34,10 @@ from .registry import register
 
 # ---------------------------------------------------------------- options (the YAML `device:` section)
 class DirectionOptions(Section):
-    """One direction of the drive model (lsmsim/ssd/timing.py)."""
+    """One direction of the drive model (lsmsim/ssd/timing.py): its fixed overhead is what `latency` leaves."""
 
     latency: Duration = Field(
-        gt=0,
-        description="Mean latency of one 4KiB request alone (queue depth 1), host included; the fixed "
-        "overhead is what remains after the host, flash and transfers.",
+        gt=0, description="Mean latency of one 4KiB request alone (queue depth 1), host included."
     )
     stream_bandwidth: Bandwidth = Field(
         description="read: one unit's channel transfer; write: the host link carrying the data in."
@@ -56,6 +53,9 @@ class DirectionOptions(Section):
         None, gt=0, description="read: one flash read (tR); write: one program (tPROG, default 1ms)."
     )
     sigma: float = Field(0.1, ge=0, le=3, description="Lognormal shape of the request's fixed parts (QD1 spread).")
+    shared_bandwidth: Bandwidth | None = Field(
+        None, description="read: reads' rate, write: programs', through one controller stage both share (FCFS)."
+    )
 
 
 class FtlOptions(Section):
@@ -214,18 +214,20 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
     chunk = min(KIB4, page)
     retry = cfg.read_retry_fraction * cfg.read_retry_time
     transfer = chunk / r.stream_bandwidth
+    host = cfg.host_per_io
     if r.flash_time is not None:
         r_flash = r.flash_time
     else:
         # iops = units / service. A datasheet's latency and IOPS also bound the units by Little's
         # law: no more than iops x (the latency's room for one service) can be busy at once.
-        room = r.latency - cfg.host_per_io - MIN_OVERHEAD - KIB4 / r.bandwidth
+        room = r.latency - host - MIN_OVERHEAD - KIB4 / r.bandwidth
         n = max(1, min(n, math.floor(r.iops * room)))
         r_flash = max(0.1e-6, n / r.iops - transfer - retry)
-    r_over = r.latency - cfg.host_per_io - r_flash - retry - transfer - KIB4 / r.bandwidth
+    shared = KIB4 / r.shared_bandwidth if r.shared_bandwidth else 0.0
+    r_over = r.latency - host - r_flash - retry - transfer - shared - KIB4 / r.bandwidth
     w_iops = w.iops if w.iops is not None else 1e7
     interval = command_interval(w_iops, cfg.write_unit, cfg.subunit_write_time)
-    w_over = w.latency - cfg.host_per_io - KIB4 / w.stream_bandwidth - cfg.write_command_share * interval
+    w_over = w.latency - host - KIB4 / w.stream_bandwidth - cfg.write_command_share * interval
     return DriveModel(
         units=n,
         host_per_io=cfg.host_per_io,
@@ -259,6 +261,8 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
         map_update_backlog=cfg.map_update_backlog,
         sq_count=cfg.sq_count,
         sq_move_interval=cfg.sq_move_interval,
+        shared_read_bandwidth=r.shared_bandwidth or 0.0,
+        shared_write_bandwidth=w.shared_bandwidth or 0.0,
     )
 
 
@@ -310,21 +314,18 @@ class SSDDevice(Device):
         self.peak_used_pages = 0
 
     def _make_ftl(self, cfg, f) -> FTL:
+        keep = (
+            "erase_unit",
+            "over_provisioning",
+            "op_definition",
+            "frontiers",
+            "victim",
+            "gc_free_low",
+            "gc_free_high",
+        )
+        opts = {k: getattr(f, k) for k in keep} | {"erase_unit": int(f.erase_unit)}
         try:
-            return FTL(
-                FTLConfig(
-                    logical_bytes=self.pages_total * self.page,
-                    mapping_unit=self.page,
-                    erase_unit=int(f.erase_unit),
-                    over_provisioning=f.over_provisioning,
-                    op_definition=f.op_definition,
-                    frontiers=f.frontiers,
-                    victim=f.victim,
-                    gc_free_low=f.gc_free_low,
-                    gc_free_high=f.gc_free_high,
-                    seed=0,
-                )
-            )
+            return FTL(FTLConfig(logical_bytes=self.pages_total * self.page, mapping_unit=self.page, seed=0, **opts))
         except ConfigError as e:  # name the YAML paths the FTL's checks refer to
             raise ConfigError("<config>", [(f"device.ftl.{p}", m) for p, m in e.errors]) from None
 
@@ -339,7 +340,7 @@ class SSDDevice(Device):
         """One 4KiB read while flushes and compactions write `write_bps` and the rest of the
         device's busy time is reads: programs on the read's unit delay it (timing.read_latency)."""
         t = self.timing
-        write_busy = write_bps / min(t.write_bandwidth, t.write_stream_bandwidth)
+        write_busy = write_bps / min(t.program_rate, t.write_stream_bandwidth)
         read_iops = max(0.0, utilization - write_busy) * t.read_iops
         return t.read_latency(read_iops, write_bps)
 

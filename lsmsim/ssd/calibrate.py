@@ -40,6 +40,8 @@ BOUNDS: dict[str, tuple[float, float, float, str]] = {
     "read_retry_time": (5e-6, 5e-3, 300e-6, "extra time of a retried read"),
     "fast_read_fraction": (1e-3, 0.9, 0.1, "flash reads of data in the SLC region"),
     "fast_read_time": (2e-6, 100e-6, 20e-6, "an SLC flash read (tR ~20-30us)"),
+    "shared_read_bandwidth": (100e6, 7.88e9, 2e9, "a controller stage reads' and programs' data share: reads"),
+    "shared_write_bandwidth": (100e6, 7.88e9, 2e9, "the same stage: programs' data"),
     "write_overhead": (0.5e-6, 300e-6, 8e-6, "controller + PCIe + interrupt per write"),
     "write_sigma": (0.005, 1.5, 0.2, "lognormal shape of the write's fixed parts"),
     "write_stream_bandwidth": (100e6, 7.88e9, 2.5e9, "host link, writes"),
@@ -60,6 +62,7 @@ EDGES = {"write_command_share"}  # may end at its upper bound: 1 is a physical c
 # writes, faster than any drive's, that the bounds otherwise refuse; a program unit explains small writes slower
 # per command than large ones (WD ZNS), and only traces of several write sizes tell it apart
 OPT_IN = {"write_command_share", "write_unit", "subunit_write_time", "fast_read_fraction", "fast_read_time"}
+OPT_IN |= {"shared_read_bandwidth", "shared_write_bandwidth"}  # a stage both directions share (stages.py)
 # switches of the model's structure (`timing.DriveModel`'s booleans): never fitted, held with `fixed` (`--fix NAME=1`)
 FLAGS = ("program_first", "program_suspend")
 STEPPED = ("read_retry_fraction", "page", "command_slots", "write_buffer", "readahead", "write_unit")

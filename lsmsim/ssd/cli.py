@@ -382,7 +382,9 @@ def add_parser(sub):
         help="fit these parameters too, held at their defaults unless named: write_command_share (write commands "
         "that overlap in the controller), write_unit and subunit_write_time (a program unit small writes are merged "
         "into; fitting write_unit starts it at 4 KiB, where a drive without the effect is refused at that bound: "
-        "rather --fix write_unit=<bytes> and --also subunit_write_time)",
+        "rather --fix write_unit=<bytes> and --also subunit_write_time), fast_read_fraction and fast_read_time (data "
+        "in the SLC region), shared_read_bandwidth and shared_write_bandwidth (a controller stage reads' and "
+        "programs' data share: mixes that move the harmonic mean of the pure rates)",
     )
     c.add_argument(
         "--starts",

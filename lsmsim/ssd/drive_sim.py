@@ -37,7 +37,8 @@ Stations, in the order a request meets them (parameters in `P_*` below):
   request queued behind it on its unit, which is why the tail grows with queue depth). Two requests on the same
   unit wait for each other: the collisions that make IOPS rise slowly with queue depth and the
   tail grow with it (Agrawal et al., USENIX ATC'08 §3; Chen, Koufaty & Zhang, SIGMETRICS'09 §4).
-  When all chunks are read the data crosses the host link (FCFS, `read_link` B/s).
+  When all chunks are read the data crosses the controller stage reads and programs share, if the drive has one
+  (`stages.py`), then the host link (FCFS, `read_link` B/s).
 - writes: the data crosses the link (FCFS, `write_link` B/s), the controller accepts the command
   (commands start at most `write_iops` a second, in order, and each holds its write for `command_share / write_iops`
   s: 1 is one command at a time, an FCFS server; below 1 the controller overlaps them, so the rate caps IOPS
@@ -46,7 +47,8 @@ Stations, in the order a request meets them (parameters in `P_*` below):
   controller merging it into a whole unit: WD ZNS's 4 and 8 KiB writes plateau at 56-61K IOPS where its 16 KiB
   ones reach the 1.09 GB/s flash rate, 66.8K), and the write is acknowledged as soon as it is in the drive's
   write-back buffer (DRAM or SLC cache, `buffer` bytes). The buffer drains in programs of
-  `program_bytes`, each occupying one idle unit for `program_time`; a write that finds the buffer
+  `program_bytes`, each occupying one idle unit for `program_time` (after its data crossed the shared stage, if any:
+  the unit waits for it); a write that finds the buffer
   full waits for a program to finish (then writes are acknowledged at the flash program rate).
   A read reaching a unit mid-program waits for the program to end, unless program suspension is
   on: then it waits only `suspend_latency` and the program resumes after it (Wu & He, "Reducing
@@ -59,8 +61,7 @@ Stations, in the order a request meets them (parameters in `P_*` below):
   command interval is mapping work the stage defers: worked off while it idles, all of it before the next write
   when it would pass `map_update_backlog`. Sequential writes keep their order and defer nothing.
 
-All times are seconds and sizes bytes. The kernel is numba-compiled (`cache=True`); with a
-fixed seed it is deterministic.
+All times are seconds, sizes bytes. The kernel is numba-compiled (`cache=True`); with a fixed seed, deterministic.
 """
 
 from __future__ import annotations
@@ -85,6 +86,9 @@ from .flash_units import UNIT_EVENT as _UNIT
 from .flash_units import read_chunks as _read_chunks
 from .flash_units import start_program as _start_program
 from .flash_units import unit_next as _unit_next
+from .stages import CMD_EVENT as _CMD
+from .stages import command as _command
+from .stages import shared as _shared
 
 # parameter vector layout
 (
@@ -121,11 +125,13 @@ from .flash_units import unit_next as _unit_next
     P_SQ_MOVE,
     P_R_FAST_P,
     P_R_FAST_T,
-) = range(33)
-N_PARAMS = 33
+    P_SHARED_R,
+    P_SHARED_W,
+) = range(35)
+N_PARAMS = 35
 
 # event kinds (_UNIT, a unit's job done, is flash_units')
-_DELAY, _RLINK, _WLINK, _CMD, _HOST, _CMD_FREE = 0, 2, 3, 4, 5, 6
+_DELAY, _RLINK, _WLINK, _HOST, _CMD_FREE, _SHARED = 0, 2, 3, 5, 6, 7
 
 
 # per request number k, draws use keys k * _KEYS + stream; a read's chunk c uses streams 8 + 4c..
@@ -192,6 +198,9 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
     busy = np.zeros(n_q, np.int64)  # 0 free, 1 busy
     Q_RLINK, Q_WLINK, Q_CMD, Q_BUF, Q_HOST = 0, 1, 2, 3, 4  # Q_CMD: random writes waiting for the command stage
     prog_first = params[P_PROG_FIRST] > 0.5
+    # the stage reads and programs share (stages.py): seconds per byte (0: none), and when it is free
+    shared_r, shared_w = params[P_SHARED_R], params[P_SHARED_W]
+    shared_free = 0.0
     cmd_gap = params[P_W_CMD]
     if size_w < params[P_W_UNIT]:  # a write below the program unit: the controller merges it into a unit first
         cmd_gap += params[P_W_SUBUNIT]
@@ -339,14 +348,13 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                 was_suspended = u_mode[u] == _READ_SUSPENDED
                 u_mode[u] = _IDLE
                 r_left[i] -= 1
-                if r_left[i] == 0 and i >= slots:  # a read-ahead window is in: its waiting reads go to the link
-                    win_ready[i - slots] = True
-                    j = _take_head(Q_WIN + i - slots, q_head, q_tail, r_next)
-                    while j >= 0:
-                        n = _enqueue(Q_RLINK, j, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, t_rlink, _RLINK)
-                        j = _take_head(Q_WIN + i - slots, q_head, q_tail, r_next)
+                if r_left[i] == 0 and shared_r > 0:  # all read: the data crosses the shared stage
+                    shared_free = _shared(now, shared_free, fetch if i >= slots else size_r, shared_r)
+                    n = _push(ht, hk, ha, hb, n, shared_free, _SHARED, i, 0)
                 elif r_left[i] == 0:
-                    n = _enqueue(Q_RLINK, i, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, t_rlink, _RLINK)
+                    n = _read_in(
+                        i, slots, win_ready, Q_WIN, Q_RLINK, q_head, q_tail, r_next, busy, heap, n, now, t_rlink
+                    )
                 if was_suspended:
                     if u_head[u] >= 0:  # more reads while suspended
                         n = _unit_next(
@@ -360,6 +368,8 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                         n = _push(ht, hk, ha, hb, n, u_prog_end[u], _UNIT, u, u_ver[u])
                     continue
             start_unit = u
+        elif kind == _SHARED:
+            n = _read_in(a, slots, win_ready, Q_WIN, Q_RLINK, q_head, q_tail, r_next, busy, heap, n, now, t_rlink)
         elif kind == _CMD_FREE:
             cmd_busy = False
             if q_head[Q_CMD] >= 0:
@@ -415,9 +425,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                     r_next[i] = -1
                     buf_used += size_w
                     pending += size_w
-                    n = _enqueue(
-                        Q_HOST + r_job[i], i, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, host, _HOST
-                    )
+                    n = _enqueue(Q_HOST + r_job[i], i, q_head, q_tail, r_next, busy, *heap, n, now, host, _HOST)
                     released += 1
                 # programs start on idle units in turn; a full buffer also flushes a partial program
                 full = q_head[Q_BUF] >= 0
@@ -429,21 +437,11 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                     if u_mode[u] == _IDLE and u_head[u] < 0:
                         take = min(pending, prog_bytes)
                         pending -= take
-                        n = _start_program(
-                            u,
-                            take,
-                            now,
-                            params[P_PROG_TIME],
-                            u_mode,
-                            u_ver,
-                            u_prog_end,
-                            u_prog_bytes,
-                            ht,
-                            hk,
-                            ha,
-                            hb,
-                            n,
-                        )
+                        t_prog = params[P_PROG_TIME]
+                        if shared_w > 0:  # its data crosses the shared stage first
+                            shared_free = _shared(now, shared_free, take, shared_w)
+                            t_prog += shared_free - now
+                        n = _start_program(u, take, now, t_prog, u_mode, u_ver, u_prog_end, u_prog_bytes, *heap, n)
         # completed commands free their slots for requests waiting to be submitted
         slots_free += released
         released = 0
@@ -467,22 +465,24 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
             elif prog_ready:
                 take = min(pending, prog_bytes)
                 pending -= take
-                n = _start_program(
-                    u, take, now, params[P_PROG_TIME], u_mode, u_ver, u_prog_end, u_prog_bytes, ht, hk, ha, hb, n
-                )
+                t_prog = params[P_PROG_TIME]
+                if shared_w > 0:  # its data crosses the shared stage first
+                    shared_free = _shared(now, shared_free, take, shared_w)
+                    t_prog += shared_free - now
+                n = _start_program(u, take, now, t_prog, u_mode, u_ver, u_prog_end, u_prog_bytes, *heap, n)
     return out_dir, out_lat, now - t0, programmed - prog_at_t0
 
 
 @njit(cache=True)
-def _command(i, start, idle, defer, debt, debt_limit, cmd_hold, cmd_gap, ht, hk, ha, hb, n):
-    """Write i starts in the command stage at `start` (the stage idled `idle` s before); returns (n, debt, when the
-    stage takes its next write). `defer` s of its interval are mapping work done later: worked off while the stage
-    idles, and the whole debt at once, before this write, when it would pass `debt_limit`."""
-    if defer > 0:
-        debt = max(0.0, debt - idle)
-        if debt + defer > debt_limit:
-            start += debt
-            debt = 0.0
-        debt += defer
-    n = _push(ht, hk, ha, hb, n, start + cmd_hold, _CMD, i, 0)
-    return n, debt, start + cmd_gap - defer
+def _read_in(i, slots, win_ready, q_win, q_rlink, q_head, q_tail, r_next, busy, heap, n, now, t_rlink):
+    """Read i's data is in the controller: it goes to the host link; or read-ahead window i - slots is, and the reads
+    waiting for it go."""
+    ht, hk, ha, hb = heap
+    if i < slots:
+        return _enqueue(q_rlink, i, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, t_rlink, _RLINK)
+    win_ready[i - slots] = True
+    j = _take_head(q_win + i - slots, q_head, q_tail, r_next)
+    while j >= 0:
+        n = _enqueue(q_rlink, j, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, t_rlink, _RLINK)
+        j = _take_head(q_win + i - slots, q_head, q_tail, r_next)
+    return n

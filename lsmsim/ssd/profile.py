@@ -49,6 +49,7 @@ def to_device(
             "bandwidth": mbs(model.read_bandwidth),
             "flash_time": us(model.read_flash_time),
             "sigma": round(float(model.read_sigma), 4),
+            **({"shared_bandwidth": mbs(model.shared_read_bandwidth)} if model.shared_read_bandwidth > 0 else {}),
         },
         "write": {
             "latency": us(model.write_latency_alone(KIB4)),
@@ -57,6 +58,7 @@ def to_device(
             "iops": f"{model.write_iops:.6g}/s",
             "flash_time": us(model.program_time),
             "sigma": round(float(model.write_sigma), 4),
+            **({"shared_bandwidth": mbs(model.shared_write_bandwidth)} if model.shared_write_bandwidth > 0 else {}),
         },
         "read_retry_fraction": float(f"{model.read_retry_fraction:.4g}"),
         "read_retry_time": us(model.read_retry_time),

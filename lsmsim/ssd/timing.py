@@ -17,7 +17,9 @@
   unit, so the flash absorbs `write_bandwidth` = units x program_bytes / program_time;
 - interference: reads wait for a program on their unit, or `suspend_latency` with
   `program_suspend` (Wu & He, FAST'12); a unit serves its queued reads before the next program, or with
-  `program_first` the program first (the buffer keeps draining and writes stay fast while reads queue).
+  `program_first` the program first (the buffer keeps draining and writes stay fast while reads queue);
+- a controller stage reads' and programs' data share (`shared_read_bandwidth`, `shared_write_bandwidth`; 0: none,
+  `stages.py`): one FCFS server, so a mix it limits moves the harmonic mean of the pure rates.
 
 `fio_job` answers what fio would measure for one job (closed loop, `drive_sim.simulate`); a run
 long enough to fill the buffer is a mixture of a buffered phase and a throttled one, weighted by
@@ -78,6 +80,8 @@ class DriveModel:
     map_update_backlog: float = 200e-6  # the deferred work the controller holds before doing it all
     sq_count: int = 1  # the host's submission queues (one per CPU) a submitting thread moves among
     sq_move_interval: float = 0.0  # mean seconds between a submitting thread's moves to another CPU (0: never)
+    shared_read_bandwidth: float = 0.0  # the controller stage reads and programs share (stages.py): reads' rate there
+    shared_write_bandwidth: float = 0.0  # programs' rate there (0 in both: no shared stage)
 
     # ------------------------------------------------------------------ derived figures
     @property
@@ -102,15 +106,28 @@ class DriveModel:
     @property
     def read_iops(self) -> float:
         """Most 4KiB reads per second with every unit busy (the host link aside)."""
-        return min(self.units / self.read_service(KIB4), self.read_bandwidth / KIB4)
+        return min(self.units / self.read_service(KIB4), self._read_stage_bandwidth / KIB4)
 
     @property
     def sequential_read_bandwidth(self) -> float:
-        return min(self.read_bandwidth, self.units * self.page / self.read_service(self.page))
+        return min(self._read_stage_bandwidth, self.units * self.page / self.read_service(self.page))
+
+    @property
+    def _read_stage_bandwidth(self) -> float:
+        """The host link's rate for reads, or the shared stage's when that is slower."""
+        shared = self.shared_read_bandwidth
+        return min(self.read_bandwidth, shared) if shared > 0 else self.read_bandwidth
+
+    @property
+    def program_rate(self) -> float:
+        """Bytes/s the flash absorbs: the units' program rate, or the shared stage's rate for programs."""
+        shared = self.shared_write_bandwidth
+        return min(self.write_bandwidth, shared) if shared > 0 else self.write_bandwidth
 
     def read_latency_alone(self, size: float = KIB4) -> float:
         """Mean latency of one read at queue depth 1 (no collisions)."""
-        return self.host_per_io + self.read_overhead + self.read_service(size) + size / self.read_bandwidth
+        shared = size / self.shared_read_bandwidth if self.shared_read_bandwidth > 0 else 0.0
+        return self.host_per_io + self.read_overhead + self.read_service(size) + shared + size / self.read_bandwidth
 
     def command_interval(self, size: float = KIB4) -> float:
         """Seconds between two write commands of `size` bytes at the controller's full rate."""
@@ -159,6 +176,8 @@ class DriveModel:
         p[ds.P_W_DEBT] = self.map_update_backlog
         p[ds.P_SQS] = max(1, round(self.sq_count))
         p[ds.P_SQ_MOVE] = self.sq_move_interval
+        p[ds.P_SHARED_R] = 1.0 / self.shared_read_bandwidth if self.shared_read_bandwidth > 0 else 0.0
+        p[ds.P_SHARED_W] = 1.0 / self.shared_write_bandwidth if self.shared_write_bandwidth > 0 else 0.0
         return p
 
     # ------------------------------------------------------------------ for the kernel
@@ -167,7 +186,7 @@ class DriveModel:
         program rate (the buffer only defers them), random block reads at the array's IOPS."""
         return (
             read_bytes / self.sequential_read_bandwidth
-            + write_bytes / min(self.write_bandwidth, self.write_stream_bandwidth)
+            + write_bytes / min(self.program_rate, self.write_stream_bandwidth)
             + random_reads / self.read_iops
         )
 
@@ -209,7 +228,7 @@ class DriveModel:
 
     def gc_copy_seconds(self, page_bytes: float) -> float:
         """Device time to move one mapped unit during GC: a flash read and a program."""
-        return 1.0 / self.read_iops + page_bytes / self.write_bandwidth
+        return 1.0 / self.read_iops + page_bytes / self.program_rate
 
 
 @dataclass(frozen=True)
