@@ -88,6 +88,7 @@ from .flash_units import start_program as _start_program
 from .flash_units import unit_next as _unit_next
 from .stages import CMD_EVENT as _CMD
 from .stages import command as _command
+from .stages import program_span as _program_span
 from .stages import shared as _shared
 
 # parameter vector layout
@@ -437,10 +438,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                     if u_mode[u] == _IDLE and u_head[u] < 0:
                         take = min(pending, prog_bytes)
                         pending -= take
-                        t_prog = params[P_PROG_TIME]
-                        if shared_w > 0:  # its data crosses the shared stage first
-                            shared_free = _shared(now, shared_free, take, shared_w)
-                            t_prog += shared_free - now
+                        t_prog, shared_free = _program_span(now, shared_free, take, shared_w, params[P_PROG_TIME])
                         n = _start_program(u, take, now, t_prog, u_mode, u_ver, u_prog_end, u_prog_bytes, *heap, n)
         # completed commands free their slots for requests waiting to be submitted
         slots_free += released
@@ -465,10 +463,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
             elif prog_ready:
                 take = min(pending, prog_bytes)
                 pending -= take
-                t_prog = params[P_PROG_TIME]
-                if shared_w > 0:  # its data crosses the shared stage first
-                    shared_free = _shared(now, shared_free, take, shared_w)
-                    t_prog += shared_free - now
+                t_prog, shared_free = _program_span(now, shared_free, take, shared_w, params[P_PROG_TIME])
                 n = _start_program(u, take, now, t_prog, u_mode, u_ver, u_prog_end, u_prog_bytes, *heap, n)
     return out_dir, out_lat, now - t0, programmed - prog_at_t0
 

@@ -38,3 +38,13 @@ def command(i, start, idle, defer, debt, debt_limit, cmd_hold, cmd_gap, ht, hk, 
 def shared(now, free, nbytes, per_byte):
     """When `nbytes` that reach the shared stage at `now` are through it (FCFS: after what it holds, `free`)."""
     return max(now, free) + nbytes * per_byte
+
+
+@njit(cache=True, inline="always")
+def program_span(now, free, nbytes, per_byte, prog_time):
+    """(How long a program of `nbytes` started at `now` holds its unit, when the shared stage is free next): its data
+    crosses the stage first, if there is one (`per_byte` > 0), the unit waiting for it, then `prog_time`."""
+    if per_byte <= 0:
+        return prog_time, free
+    end = shared(now, free, nbytes, per_byte)
+    return end - now + prog_time, end
