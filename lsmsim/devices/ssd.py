@@ -214,20 +214,19 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
     chunk = min(KIB4, page)
     retry = cfg.read_retry_fraction * cfg.read_retry_time
     transfer = chunk / r.stream_bandwidth
-    host = cfg.host_per_io
     if r.flash_time is not None:
         r_flash = r.flash_time
     else:
         # iops = units / service. A datasheet's latency and IOPS also bound the units by Little's
         # law: no more than iops x (the latency's room for one service) can be busy at once.
-        room = r.latency - host - MIN_OVERHEAD - KIB4 / r.bandwidth
+        room = r.latency - cfg.host_per_io - MIN_OVERHEAD - KIB4 / r.bandwidth
         n = max(1, min(n, math.floor(r.iops * room)))
         r_flash = max(0.1e-6, n / r.iops - transfer - retry)
     shared = KIB4 / r.shared_bandwidth if r.shared_bandwidth else 0.0
-    r_over = r.latency - host - r_flash - retry - transfer - shared - KIB4 / r.bandwidth
+    r_over = r.latency - cfg.host_per_io - r_flash - retry - transfer - shared - KIB4 / r.bandwidth
     w_iops = w.iops if w.iops is not None else 1e7
     interval = command_interval(w_iops, cfg.write_unit, cfg.subunit_write_time)
-    w_over = w.latency - host - KIB4 / w.stream_bandwidth - cfg.write_command_share * interval
+    w_over = w.latency - cfg.host_per_io - KIB4 / w.stream_bandwidth - cfg.write_command_share * interval
     return DriveModel(
         units=n,
         host_per_io=cfg.host_per_io,
@@ -314,18 +313,18 @@ class SSDDevice(Device):
         self.peak_used_pages = 0
 
     def _make_ftl(self, cfg, f) -> FTL:
-        keep = (
-            "erase_unit",
-            "over_provisioning",
-            "op_definition",
-            "frontiers",
-            "victim",
-            "gc_free_low",
-            "gc_free_high",
-        )
-        opts = {k: getattr(f, k) for k in keep} | {"erase_unit": int(f.erase_unit)}
+        keep = ("over_provisioning", "op_definition", "frontiers", "victim", "gc_free_low", "gc_free_high")
+        opts = {k: getattr(f, k) for k in keep}
         try:
-            return FTL(FTLConfig(logical_bytes=self.pages_total * self.page, mapping_unit=self.page, seed=0, **opts))
+            return FTL(
+                FTLConfig(
+                    logical_bytes=self.pages_total * self.page,
+                    mapping_unit=self.page,
+                    erase_unit=int(f.erase_unit),
+                    seed=0,
+                    **opts,
+                )
+            )
         except ConfigError as e:  # name the YAML paths the FTL's checks refer to
             raise ConfigError("<config>", [(f"device.ftl.{p}", m) for p, m in e.errors]) from None
 
