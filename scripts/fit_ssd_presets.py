@@ -6,6 +6,7 @@
     python scripts/fit_ssd_presets.py NAME --holdout      # fit on QD 1, 4, 16, 64; judge the rest
     python scripts/fit_ssd_presets.py NAME --order        # only search the preset's write order again
     python scripts/fit_ssd_presets.py NAME --queues       # only search its submitting thread's moves again
+    python scripts/fit_ssd_presets.py NAME --polish       # only polish the preset toward the replay's goals again
 
 --holdout writes no preset: it fits on the device's traces at queue depths 1, 4, 16 and 64 and
 prints measured vs model on every other trace of the device (does the model interpolate?).
@@ -173,6 +174,10 @@ PLATEAU = {"wd-zns-conventional": 2}  # the queue depth the plateau starts at
 # random writes are served in is searched on the fit's traces after the fit (as `lsmsim ssd calibrate --write-order`).
 ORDER = {"wd-zns-conventional", "samsung-pm981-256gb"}
 
+# Presets polished toward the replay's goals after their fit (lsmsim/ssd/goal_polish.py, as `lsmsim ssd calibrate
+# --goal-polish`): coordinate steps on every parameter the fit may move while more fitted directions meet every goal.
+POLISH: set[str] = set()
+
 HALF = (1, 4, 16, 64)
 
 
@@ -208,6 +213,34 @@ def search_queues(path: Path, files: list[str]) -> None:
         return
     best = cli.host_queues(model, results)
     update_preset(path, {"sq_count": int(best.sq_count), "sq_move_interval": f"{best.sq_move_interval * 1e3:.4g}ms"})
+
+
+def polish_goals(path: Path, name: str, files: list[str]) -> None:
+    """Polish the preset at `path` toward the replay's goals on its fit's traces (lsmsim/ssd/goal_polish.py): every
+    parameter its fit may move (not FIXED; opt-in ones if ALSO asks for them) and the number of units."""
+    from lsmsim.ssd import goal_polish
+    from lsmsim.ssd.calibrate import BOUNDS, OPT_IN
+    from lsmsim.ssd.profile import load_profile, load_traces
+
+    model, _ = load_profile(path)
+    names = [k for k in BOUNDS if k not in FIXED.get(name, {}) and (k not in OPT_IN or k in ALSO.get(name, []))]
+    p = goal_polish.polish(model, load_traces(files, ("layout",)), [*names, "units"], progress=cli._polish_progress)
+    cli.report_polish(p)
+    write_model(path, p.model, "goal-polished")
+
+
+def write_model(path: Path, model, how: str) -> None:
+    """Rewrite the preset at `path` with `model`'s fields (profile.to_device's order), keeping its header comment,
+    capacity and trace globs; `how` is added to its source."""
+    import yaml
+
+    from lsmsim.ssd.profile import to_device
+
+    data = yaml.safe_load(path.read_text())
+    source = data["source"] if how in data["source"] else f"{data['source']}, {how}"
+    dev = to_device(model, source, data["capacity"], data.get("fio_traces"), data.get("fit_traces"))
+    head = "".join(line for line in path.read_text().splitlines(keepends=True) if line.startswith("#"))
+    path.write_text(head + yaml.safe_dump({**dev, **{k: v for k, v in data.items() if k not in dev}}, sort_keys=False))
 
 
 def update_preset(path: Path, fields: dict) -> None:
@@ -297,6 +330,7 @@ def main() -> int:
     ap.add_argument(
         "--queues", action="store_true", help="only search the submitting thread's moves of the existing preset"
     )
+    ap.add_argument("--polish", action="store_true", help="only polish the existing preset toward the replay's goals")
     args = ap.parse_args()
     root = Path(args.root)
     out = Path(__file__).resolve().parents[1] / "lsmsim/presets/ssd"
@@ -314,6 +348,10 @@ def main() -> int:
         if args.queues:
             print(f"== {name}: searching the submission queues on {len(files)} files", flush=True)
             search_queues(out / f"{name}.yaml", files)
+            continue
+        if args.polish:
+            print(f"== {name}: polishing toward the replay's goals on {len(files)} files", flush=True)
+            polish_goals(out / f"{name}.yaml", name, files)
             continue
         print(f"== {name}: fitting {len(files)} files", flush=True)
         ns = argparse.Namespace(
@@ -337,6 +375,8 @@ def main() -> int:
         if name in ORDER:  # after the plateau: the order search keeps the command rate it finds
             search_order(out / f"{name}.yaml", files, fit_globs)
             search_queues(out / f"{name}.yaml", files)  # the write order found changes the backlog's latencies
+        if name in POLISH:  # last: it polishes what the searches above left
+            polish_goals(out / f"{name}.yaml", name, files)
         header(out / f"{name}.yaml", name, len(files))
     return 0
 

@@ -172,6 +172,12 @@ def cmd_calibrate(args) -> int:
     if getattr(args, "write_order", False):
         model = write_order(model, train)
     model = host_queues(model, train)
+    if getattr(args, "goal_polish", False):
+        from . import goal_polish
+
+        p = goal_polish.polish(model, train, [*f.fitted, "units"], progress=_polish_progress)
+        report_polish(p)
+        model = p.model
     source = f"lsmsim ssd calibrate from {len(train)} fio jobs" + (f", {len(held)} more held out" if held else "")
     dev = to_device(model, source, args.capacity, args.fio_traces, getattr(args, "fit_traces", None))
     atomic_write(Path(args.output), lambda p: Path(p).write_text(yaml.safe_dump(dev, sort_keys=False)))
@@ -244,6 +250,22 @@ def host_queues(model, results):
             "intervals"
         )
     return best
+
+
+def _polish_progress(evals, best):
+    print(
+        f"  goal polish: {best[0]} directions meet every goal (cost {best[1]:.3f}) after {evals} replays",
+        file=sys.stderr,
+    )
+
+
+def report_polish(p) -> None:
+    """Say what the goal polish (lsmsim/ssd/goal_polish.py) moved and won."""
+    moved = ", ".join(f"{k} {a:.4g} -> {b:.4g}" for k, (a, b) in p.moved.items()) or "nothing"
+    print(
+        f"goal polish: {p.start[0]} -> {p.end[0]} directions meet every goal on the fitted jobs (cost {p.start[1]:.3f} "
+        f"-> {p.end[1]:.3f}, {p.evaluations} replays); moved {moved}"
+    )
 
 
 def _by(per_axis: dict[str, int]) -> str:
@@ -410,6 +432,12 @@ def add_parser(sub):
         action="store_true",
         help="after the fit, search the order random writes are served in (write_window, map_update_time, "
         "map_update_backlog: lsmsim/ssd/order.py) on the fitted jobs: about 100 replays of them",
+    )
+    c.add_argument(
+        "--goal-polish",
+        action="store_true",
+        help="after the fit, step each fitted parameter (and the units) while more fitted directions meet every goal "
+        "of the replay, or as many at a lower cost (lsmsim/ssd/goal_polish.py): a few hundred replays of them",
     )
     c.add_argument(
         "--holdout",
