@@ -184,9 +184,11 @@ def test_ssd_calibrate_and_replay(tmp_path):
     reads = [t for t in traces if "randread" in t]
     r = lsmsim(
         "ssd", "calibrate", *reads, "-o", str(prof), "--units", "8", "--fix", "read_sigma=0.1", "program_first=1",
-        "--start", "read_flash_time=50e-6", "--robust",
+        "--start", "read_flash_time=50e-6", "--robust", "--goal-polish",
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
+    polished = re.search(r"goal polish: (\d+) -> (\d+) directions meet every goal on the fitted jobs, summed", r.stdout)
+    assert polished and int(polished[2]) >= int(polished[1]), r.stdout  # never below the fit it starts from
     assert "fitted (" in r.stdout and "goal" in r.stdout  # which parameters the traces constrained
     assert "default (no trace constrains it)" in r.stdout and "fixed (--fix)" in r.stdout
     # judged on what it never saw: of the reads at queue depths 1, 8 and 32, depth 8 is held out of the fit

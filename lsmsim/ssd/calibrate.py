@@ -128,12 +128,12 @@ def observations(results: list[FioJobResult]) -> list[Observation]:
     return out
 
 
-def _predict(model: DriveModel, obs: list[Observation], n_ios: int) -> list[JobResult]:
+def _predict(model: DriveModel, obs: list[Observation], n_ios: int, seed: int = 1) -> list[JobResult]:
     cache: dict = {}
     out = []
     for o in obs:
         if o.job not in cache:
-            cache[o.job] = fio_job(model, o.job, n_ios)
+            cache[o.job] = fio_job(model, o.job, n_ios, seed)
         out.append(cache[o.job])
     return out
 
@@ -382,12 +382,13 @@ def _more_starts(x0, free, scale, lo, hi, obs, starts: int, seed: int) -> list[n
     return out
 
 
-def compare(model: DriveModel, results: list[FioJobResult], n_ios: int = COMPARE_IOS) -> list[dict]:
+def compare(model: DriveModel, results: list[FioJobResult], n_ios: int = COMPARE_IOS, seed: int = 1) -> list[dict]:
     """Measured vs model for every job and direction: IOPS, bandwidth, p50, p99, and what limits
-    the job in the model (host: the submitting threads are busy > 90% of the time)."""
+    the job in the model (host: the submitting threads are busy > 90% of the time); `seed`: the simulation's draws
+    (the replay's are 1)."""
     obs = [o for o in observations(results) if o.iops > 0]
     rows = []
-    for o, p in zip(obs, _predict(model, obs, n_ios)):
+    for o, p in zip(obs, _predict(model, obs, n_ios, seed)):
         size = o.job.size_read if o.direction == "read" else o.job.size_write
         total = sum(p.iops.values())
         host_busy = total * model.host_per_io / o.job.numjobs

@@ -263,8 +263,9 @@ def report_polish(p) -> None:
     """Say what the goal polish (lsmsim/ssd/goal_polish.py) moved and won."""
     moved = ", ".join(f"{k} {a:.4g} -> {b:.4g}" for k, (a, b) in p.moved.items()) or "nothing"
     print(
-        f"goal polish: {p.start[0]} -> {p.end[0]} directions meet every goal on the fitted jobs (cost {p.start[1]:.3f} "
-        f"-> {p.end[1]:.3f}, {p.evaluations} replays); moved {moved}"
+        f"goal polish: {p.start[0]} -> {p.end[0]} directions meet every goal on the fitted jobs, summed over "
+        f"{len(p.seeds)} simulations' draws (cost {p.start[1]:.3f} -> {p.end[1]:.3f}, {p.evaluations} replays); moved "
+        f"{moved}"
     )
 
 
