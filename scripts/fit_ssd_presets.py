@@ -228,8 +228,8 @@ def polish_goals(path: Path, name: str, files: list[str]) -> None:
 
     model, _ = load_profile(path)
     names = [k for k in BOUNDS if k not in FIXED.get(name, {}) and (k not in OPT_IN or k in ALSO.get(name, []))]
-    p = goal_polish.polish(model, load_traces(files, ("layout",)), [*names, "units"], progress=cli._polish_progress)
-    cli.report_polish(p)
+    p = goal_polish.polish(model, load_traces(files, ("layout",)), [*names, "units"], progress=goal_polish.progress)
+    print(goal_polish.report(p))
     write_model(path, p.model, "goal-polished")
 
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from lsmsim.ssd import cli, goal_polish
+from lsmsim.ssd import goal_polish
 from lsmsim.ssd.calibrate import BOUNDS, compare
 from lsmsim.ssd.order import score
 from lsmsim.ssd.timing import DriveModel
@@ -62,12 +62,11 @@ def test_steps_stay_inside_the_bounds():
     assert goal_polish._stepped("command_slots", 126, 1.08) == 136.0  # an integer stays one
 
 
-def test_calibrate_reports_what_the_polish_moved(capsys):
+def test_calibrate_reports_what_the_polish_moved():
     truth = _truth()
     traces = _synthetic(truth, JOBS)
     p = goal_polish.polish(replace(truth, read_flash_time=90e-6), traces, ["read_flash_time"], n_ios=N_IOS)
-    cli.report_polish(p)
-    out = capsys.readouterr().out
+    out = goal_polish.report(p)
     assert (
         f"goal polish: {p.start[0]} -> {p.end[0]} directions meet every goal on the fitted jobs, summed over 2" in out
     )

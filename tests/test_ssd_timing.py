@@ -414,7 +414,7 @@ def test_replay_all_scores_each_preset_on_the_traces_its_fit_never_saw():
     from lsmsim.ssd.profile import ssd_presets
 
     r = subprocess.run(
-        [sys.executable, "-m", "lsmsim.cli", "ssd", "replay", "--all", str(REAL), "--ios", "2000"],
+        [sys.executable, "-m", "lsmsim.cli", "ssd", "replay", "--all", str(REAL), "--ios", "2000", "--seeds", "2"],
         capture_output=True,
         text=True,
     )
@@ -435,6 +435,14 @@ def test_replay_all_scores_each_preset_on_the_traces_its_fit_never_saw():
         n, host, met, of = map(int, re.search(counts, s).groups())
         assert judged == of == n - host and met <= most <= judged, s[:80]
     assert ceilings[-1] == tuple(map(sum, zip(*ceilings[:-1])))  # per device: recordings of one device only
+    # --seeds 2: the directions met with seed 1's draws (the table's) and seed 2's, per device and in all
+    seeds = [
+        tuple(map(int, re.search(r"over 2 seeds' draws: (\d+), (\d+) meet every goal", s).groups())) for s in sections
+    ]
+    for s, (one, two) in zip(sections, seeds):
+        n, host, met, of = map(int, re.search(counts, s).groups())
+        assert one == met and two <= of, s[:80]
+    assert seeds[-1] == tuple(map(sum, zip(*seeds[:-1])))
 
 
 def test_reads_below_the_mapping_unit_read_the_whole_unit():

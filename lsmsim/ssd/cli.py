@@ -89,6 +89,62 @@ def _ceiling(rows: list[dict]) -> str:
     )
 
 
+def _replay_all(args) -> int:
+    """`replay --all DIR`: every preset on the traces under DIR its fio_traces match, a table per device, a summary."""
+    from .calibrate import compare
+    from .profile import load_profile, load_traces, matching, ssd_presets
+
+    root = Path(args.all)
+    if not root.is_dir():
+        raise ValueError(f"{root}: not a directory")
+    totals, seeds_met = [], [0] * args.seeds
+    for name, path in ssd_presets().items():
+        model, cfg = load_profile(path)
+        files = matching(root, cfg.fio_traces)
+        if not files:
+            continue
+        results = load_traces(files)
+        rows = compare(model, results, n_ios=args.ios)
+        for r in rows:
+            r["device"] = name
+        print(f"\n== {name} ({len(files)} files under {root}) ==")
+        print(comparison(rows))
+        print(summary(rows))
+        print(_ceiling(rows))
+        fitted = {str(f) for f in matching(root, cfg.fit_traces)}
+        for r in rows:
+            r["held_out"] = bool(fitted) and _source(r["job"]) not in fitted
+        if fitted:
+            print(f"  fitted:   {summary([r for r in rows if not r['held_out']])}")
+            print(f"  held out: {summary([r for r in rows if r['held_out']])}")
+        if args.seeds > 1:
+            met = _over_seeds(model, results, args)
+            seeds_met = [a + b for a, b in zip(seeds_met, met)]
+            print(f"  over {args.seeds} seeds' draws: {', '.join(map(str, met))} meet every goal")
+        totals += rows
+    if not totals:
+        print(f"no trace under {root} matches a profile's fio_traces in lsmsim/presets/ssd/")
+        return 1
+    print(f"\n== all devices ==\n{summary(totals)}\n{_ceiling(totals)}")
+    if args.seeds > 1:
+        print(f"  over {args.seeds} seeds' draws: {', '.join(map(str, seeds_met))} meet every goal")
+    held = [r for r in totals if r["held_out"]]
+    if held:
+        print(f"held out (traces of presets that list fit_traces, never fitted): {summary(held)}")
+    return 0
+
+
+def _over_seeds(model, results, args) -> list[int]:
+    """Directions meeting every goal with the draws of seeds 1..--seeds (1 is the table's): a score's share of luck."""
+    from .calibrate import compare
+    from .goals import errors, judge
+
+    return [
+        sum(bool(judge(errors(r))) for r in compare(model, results, n_ios=args.ios, seed=seed))
+        for seed in range(1, args.seeds + 1)
+    ]
+
+
 def _source(name: str) -> str:
     """'job (path)' -> path."""
     return name[name.index("(") + 1 : name.rindex(")")] if "(" in name else name
@@ -175,8 +231,8 @@ def cmd_calibrate(args) -> int:
     if getattr(args, "goal_polish", False):
         from . import goal_polish
 
-        p = goal_polish.polish(model, train, [*f.fitted, "units"], progress=_polish_progress)
-        report_polish(p)
+        p = goal_polish.polish(model, train, [*f.fitted, "units"], progress=goal_polish.progress)
+        print(goal_polish.report(p))
         model = p.model
     source = f"lsmsim ssd calibrate from {len(train)} fio jobs" + (f", {len(held)} more held out" if held else "")
     dev = to_device(model, source, args.capacity, args.fio_traces, getattr(args, "fit_traces", None))
@@ -252,23 +308,6 @@ def host_queues(model, results):
     return best
 
 
-def _polish_progress(evals, best):
-    print(
-        f"  goal polish: {best[0]} directions meet every goal (cost {best[1]:.3f}) after {evals} replays",
-        file=sys.stderr,
-    )
-
-
-def report_polish(p) -> None:
-    """Say what the goal polish (lsmsim/ssd/goal_polish.py) moved and won."""
-    moved = ", ".join(f"{k} {a:.4g} -> {b:.4g}" for k, (a, b) in p.moved.items()) or "nothing"
-    print(
-        f"goal polish: {p.start[0]} -> {p.end[0]} directions meet every goal on the fitted jobs, summed over "
-        f"{len(p.seeds)} simulations' draws (cost {p.start[1]:.3f} -> {p.end[1]:.3f}, {p.evaluations} replays); moved "
-        f"{moved}"
-    )
-
-
 def _by(per_axis: dict[str, int]) -> str:
     names = {"qd": "queue depth", "mix": "read/write mix", "jobs": "job count"}
     return ", ".join(f"{names[a]} {n}" for a, n in per_axis.items() if n) or "-"
@@ -277,41 +316,11 @@ def _by(per_axis: dict[str, int]) -> str:
 def cmd_replay(args) -> int:
     from .calibrate import compare, job_of
     from .fio import load_result, parse_jobfile
-    from .profile import load_profile, load_traces, matching, ssd_presets
+    from .profile import load_profile, load_traces
     from .timing import fio_job
 
     if args.all:
-        root = Path(args.all)
-        if not root.is_dir():
-            raise ValueError(f"{root}: not a directory")
-        totals = []
-        for name, path in ssd_presets().items():
-            model, cfg = load_profile(path)
-            files = matching(root, cfg.fio_traces)
-            if not files:
-                continue
-            rows = compare(model, load_traces(files), n_ios=args.ios)
-            for r in rows:
-                r["device"] = name
-            print(f"\n== {name} ({len(files)} files under {root}) ==")
-            print(comparison(rows))
-            print(summary(rows))
-            print(_ceiling(rows))
-            fitted = {str(f) for f in matching(root, cfg.fit_traces)}
-            for r in rows:
-                r["held_out"] = bool(fitted) and _source(r["job"]) not in fitted
-            if fitted:
-                print(f"  fitted:   {summary([r for r in rows if not r['held_out']])}")
-                print(f"  held out: {summary([r for r in rows if r['held_out']])}")
-            totals += rows
-        if not totals:
-            print(f"no trace under {root} matches a profile's fio_traces in lsmsim/presets/ssd/")
-            return 1
-        print(f"\n== all devices ==\n{summary(totals)}\n{_ceiling(totals)}")
-        held = [r for r in totals if r["held_out"]]
-        if held:
-            print(f"held out (traces of presets that list fit_traces, never fitted): {summary(held)}")
-        return 0
+        return _replay_all(args)
     if not args.profile or not args.jobfile:
         raise ValueError("replay: give PROFILE and JOBFILE (or --all DIR)")
     model, _ = load_profile(args.profile)
@@ -472,6 +481,13 @@ def add_parser(sub):
     rp.add_argument("--measured", nargs="*", help="fio json results of that job")
     rp.add_argument("--all", metavar="DIR", help="replay every trace under DIR on the matching preset")
     rp.add_argument("--ios", type=int, default=40000, help="requests simulated per job (default 40000)")
+    rp.add_argument(
+        "--seeds",
+        type=_positive_int,
+        default=1,
+        help="with --all: also count the directions meeting every goal with the draws of seeds 1..N (the table's "
+        "are seed 1's), to see how much of a score is the simulation's luck (default 1)",
+    )
     rp.set_defaults(func=cmd_replay)
     ssd.set_defaults(func=lambda a: (ssd.print_help(), 2)[1])
     return ssd

@@ -20,6 +20,7 @@ Values stay inside `calibrate.BOUNDS`, a log step away from them (`calibrate._re
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -110,6 +111,24 @@ def polish(
             if not improved:
                 break
     return Polish(model, start, best, evals, tuple(seeds), _moved(fitted, model, names))
+
+
+def progress(evals: int, best: tuple[int, float]) -> None:
+    """A progress line on stderr after each improvement."""
+    print(
+        f"  goal polish: {best[0]} directions meet every goal (cost {best[1]:.3f}) after {evals} replays",
+        file=sys.stderr,
+    )
+
+
+def report(p: Polish) -> str:
+    """What the polish moved and won, in a line."""
+    moved = ", ".join(f"{k} {a:.4g} -> {b:.4g}" for k, (a, b) in p.moved.items()) or "nothing"
+    return (
+        f"goal polish: {p.start[0]} -> {p.end[0]} directions meet every goal on the fitted jobs, summed over "
+        f"{len(p.seeds)} simulations' draws (cost {p.start[1]:.3f} -> {p.end[1]:.3f}, {p.evaluations} replays); moved "
+        f"{moved}"
+    )
 
 
 def _moved(before: DriveModel, after: DriveModel, names: list[str]) -> dict[str, tuple[float, float]]:
