@@ -180,10 +180,11 @@ ORDER = {"wd-zns-conventional", "samsung-pm981-256gb"}
 
 # Presets polished toward the replay's goals after their fit (lsmsim/ssd/goal_polish.py, as `lsmsim ssd calibrate
 # --goal-polish`): coordinate steps on every parameter the fit may move while more fitted directions meet every goal.
-# From the fits before it (issue 39; directions meeting every goal, fitted / held out / all): the PM981 10/17/27 ->
-# 11/19/30 (its page to 16 KiB, reads' retries up), the PM981a 30/5/35 -> 32/4/36 (a larger buffer, fewer command
-# slots), the Sabrent 4/2/6 -> 8/1/9 (slower flash reads over more units). The 980 PRO's polish met no more fitted
-# goals (17) and moved its host cost up, which lost a held-out direction (32 -> 31 of all): not kept, not listed.
+# Directions meeting every goal with the replay's draws (seed 1) and the range with seeds 2-5, before -> after
+# (issue 39): the PM981 27 (21-24) -> 30 (25-27), refitted with its link held (FIXED) and polished; the PM981a 35
+# (31-32) -> 38 (34-36); the Sabrent 6 (4-6) -> 9 (9-11); held out: 17 -> 19, 5 -> 5, 2 -> 2. Polished on seed 1's
+# draws alone the PM981a reached 36 (31-34) and the Sabrent 9 (8-9) (goal_polish.SEEDS). The 980 PRO's polish met no more
+# fitted goals (17 of 23) and moved its host cost up, losing a held-out direction (32 -> 31 of all): not listed.
 POLISH = {"samsung-pm981-256gb", "samsung-pm981a-512gb", "sabrent-rocket4plus-2tb"}
 
 HALF = (1, 4, 16, 64)
