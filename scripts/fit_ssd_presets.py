@@ -183,8 +183,8 @@ ORDER = {"wd-zns-conventional", "samsung-pm981-256gb"}
 # Directions meeting every goal with the replay's draws (seed 1) and the range with seeds 2-5, before -> after
 # (issue 39): the PM981 27 (21-24) -> 30 (25-27), refitted with its link held (FIXED) and polished; the PM981a 35
 # (31-32) -> 38 (34-36); the Sabrent 6 (4-6) -> 9 (9-11); held out: 17 -> 19, 5 -> 5, 2 -> 2. Polished on seed 1's
-# draws alone the PM981a reached 36 (31-34) and the Sabrent 9 (8-9) (goal_polish.SEEDS). The 980 PRO's polish met no more
-# fitted goals (17 of 23) and moved its host cost up, losing a held-out direction (32 -> 31 of all): not listed.
+# draws alone the PM981a reached 36 (31-34) and the Sabrent 9 (8-9) (goal_polish.SEEDS). The 980 PRO's polish met
+# no more fitted goals (17 of 23) and moved its host cost up, losing a held-out direction (32 -> 31 of all): not listed.
 POLISH = {"samsung-pm981-256gb", "samsung-pm981a-512gb", "sabrent-rocket4plus-2tb"}
 
 HALF = (1, 4, 16, 64)
