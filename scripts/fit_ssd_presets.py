@@ -177,8 +177,7 @@ ORDER = {"wd-zns-conventional", "samsung-pm981-256gb"}
 # Presets polished toward the replay's goals after their fit (lsmsim/ssd/goal_polish.py, as `lsmsim ssd calibrate
 # --goal-polish`): coordinate steps on every parameter the fit may move while more fitted directions meet every goal.
 # Directions meeting every goal with the replay's draws (seed 1) and the range with seeds 2-5, before -> after
-# (issue 39): the PM981a 35 (31-32) -> 38 (34-36), the Sabrent 6 (4-6) -> 9 (9-11), WD ZNS 71 (64-70) -> 72 (65-76);
-# held out 5 -> 5, 2 -> 2 and 23 -> 22.
+# (issue 39): the PM981a 35 (31-32) -> 38 (34-36), the Sabrent 6 (4-6) -> 9 (9-11); held out 5 -> 5 and 2 -> 2.
 # Polished on seed 1's draws alone the PM981a reached 36 (31-34) and the Sabrent 9 (8-9) (goal_polish.SEEDS).
 # Not polished: the 980 PRO's polish met no more fitted goals (17 of 23) and moved its host cost up, losing a held-out
 # direction (32 -> 31 of all). The PM981's met 27 (21-24) -> 32 (26-29), but it runs the 70/30 mix's reads at p50 17%
@@ -187,7 +186,7 @@ ORDER = {"wd-zns-conventional", "samsung-pm981-256gb"}
 # x4 (3.94 GB/s; the polish took it to 7.8): the model's read crosses the link only once all its chunks are read, and a
 # faster link is how it makes 128 KiB reads at depth 1 as fast as fio's. Refitted with the link held at 3.94 GB/s and
 # polished it met 30, but ran its 4 KiB reads at depth 8-16 12-16% fast (the same test's 10%).
-POLISH = {"samsung-pm981a-512gb", "sabrent-rocket4plus-2tb", "wd-zns-conventional"}
+POLISH = {"samsung-pm981a-512gb", "sabrent-rocket4plus-2tb"}
 
 HALF = (1, 4, 16, 64)
 
