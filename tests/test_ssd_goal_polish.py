@@ -32,7 +32,7 @@ def test_polish_recovers_a_misfitted_parameter_and_meets_the_goals():
     assert p.model.read_flash_time == pytest.approx(truth.read_flash_time, rel=0.09)
     assert abs(p.model.units - truth.units) <= 1
     assert set(p.moved) == {"read_flash_time", "units"}
-    scores = [score(compare(p.model, traces, n_ios=N_IOS, seed=s)) for s in goal_polish.SEEDS]
+    scores = [goal_polish._score(compare(p.model, traces, n_ios=N_IOS, seed=s)) for s in goal_polish.SEEDS]
     assert p.end == (sum(s[0] for s in scores), sum(s[1] for s in scores))  # what it reports, the replay scores
 
 
@@ -71,3 +71,15 @@ def test_calibrate_reports_what_the_polish_moved():
         f"goal polish: {p.start[0]} -> {p.end[0]} directions meet every goal on the fitted jobs, summed over 2" in out
     )
     assert "read_flash_time 9e-05 -> " in out
+
+
+def test_a_host_limited_direction_keeps_its_cost():
+    """The polish's cost counts every direction: a miss the model calls host-limited (not judged) is no cheaper, so no
+    step gains by pushing misses out of the judged set. Its count is the replay's (order.score)."""
+    truth = _truth()
+    rows = compare(truth, _synthetic(truth, JOBS), n_ios=N_IOS)
+    rows[0]["iops_model"] *= 1.5  # a 50% miss
+    drive = goal_polish._score([dict(r) for r in rows])
+    host = goal_polish._score([dict(r, limit="host") if i == 0 else dict(r) for i, r in enumerate(rows)])
+    assert host[1] == pytest.approx(drive[1]) and host[1] > goal_polish._score([dict(r) for r in rows[1:]])[1]
+    assert drive[0] == host[0] == score([dict(r) for r in rows])[0]
