@@ -88,7 +88,7 @@ def polish(
     seeds: tuple[int, ...] = SEEDS,
     progress=None,
 ) -> Polish:
-    """Climb the replay's score (`order.score` on `results`, `n_ios` requests a job as the replay simulates, summed
+    """Climb the replay's score (`_score` on `results`, `n_ios` requests a job as the replay simulates, summed
     over `seeds`) by coordinate steps on the parameters `names` (fields of `DriveModel`, "units" among them if
     wanted). `progress(evaluations, (met, cost))` after each improvement."""
     evals = 0
