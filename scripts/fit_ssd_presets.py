@@ -111,10 +111,12 @@ FIXED = {
 # programs share (lsmsim/ssd/stages.py), apart from the flash units.
 # The 980 PRO's 4 KiB reads at depth 1 have two modes, 30% at 20us and the rest at 60us (fast flash reads: data in
 # its SLC region), so fio's mean lies below its median: its fit asks for the fast reads' share and time.
+# The PM981a's 128 KiB writes at depth 1 run at its 0.93 GB/s flash rate with 30% of them at link speed (48-57 us)
+# and a tenth waiting 300-930 us: its buffer frees room in lumps (write_buffer_release, drive_sim).
 ALSO = {
     "wd-zns-conventional": ["write_command_share", "subunit_write_time"],
     "samsung-980pro-1tb": ["fast_read_fraction", "fast_read_time"],
-    "samsung-pm981a-512gb": ["shared_write_bandwidth"],
+    "samsung-pm981a-512gb": ["shared_write_bandwidth", "write_buffer_release"],
 }
 # Starting points of the fit (calibrate.fit's `starts`): from the default write rate (400K) WD ZNS's fit stops at
 # 72.7K IOPS, the first minimum that explains its writes' latencies; its plateau is 56-59K.

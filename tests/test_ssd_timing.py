@@ -114,6 +114,23 @@ def test_write_buffer_absorbs_then_throttles_to_the_program_rate():
     assert burst.bandwidth["write"] > 3 * fast.bandwidth["write"]
 
 
+def test_write_buffer_release_lumps_the_waits_not_the_rate():
+    """`write_buffer_release`: programmed bytes become buffer room a stripe at a time (drive_sim), so writes on a full
+    buffer pass unevenly, many at once and some after a whole stripe: the median falls, the tail rises, and the
+    throughput stays the flash's. No write waits much past one stripe's programs (release / rate + a program)."""
+    m = quiet(units=4, write_bandwidth=200e6, program_time=1e-3, write_buffer=8e6, write_iops=1e6)
+    job = Job(131072, 131072, 0.0, 1, runtime=30)
+    smooth = fio_job(m, job, 20000)
+    assert fio_job(replace(m, write_buffer_release=0.0), job, 20000).percentiles == smooth.percentiles
+    release = 2e6
+    lumpy = fio_job(replace(m, write_buffer_release=release), job, 20000)
+    assert lumpy.bandwidth["write"] == pytest.approx(smooth.bandwidth["write"], rel=0.03)
+    assert smooth.bandwidth["write"] == pytest.approx(200e6, rel=0.05)
+    assert lumpy.percentiles["write"][50.0] < 0.5 * smooth.percentiles["write"][50.0]
+    assert lumpy.percentiles["write"][99.0] > 3 * smooth.percentiles["write"][99.0]
+    assert lumpy.percentiles["write"][99.0] < release / 200e6 + m.program_time
+
+
 def test_writes_delay_reads_and_suspension_helps():
     m = quiet(units=8, read_sigma=0.05, program_time=2e-3, write_bandwidth=400e6)
     alone = fio_job(m, Job(KIB4, KIB4, 1.0, 8), 20000)

@@ -114,13 +114,15 @@ class SSDOptions(DeviceOptions):
     )
     flash_page: Bytes = Field(16384, gt=0, description="Bytes of a read one unit serves (a NAND page).")
     write_buffer: Bytes = Field(
-        units.parse_size("64MiB"),
-        gt=0,
-        description="Write-back buffer (DRAM or SLC cache) writes are acknowledged from.",
+        units.parse_size("64MiB"), gt=0, description="Write-back buffer (DRAM or SLC cache) acknowledging writes."
     )
-    read_retry_fraction: float = Field(
-        0.002, ge=0, le=1, description="Share of flash reads retried after an ECC failure (the tail)."
+    write_buffer_release: Bytes = Field(
+        0,
+        ge=0,
+        description="Programmed bytes become room in the write buffer this many at a time (a stripe of programs "
+        "committed together), so writes on a full buffer wait in lumps; 0: each program's when it ends (fitted).",
     )
+    read_retry_fraction: float = Field(0.002, ge=0, le=1, description="Share of flash reads retried (ECC failure).")
     read_retry_time: Duration = Field(units.parse_duration("300us"), ge=0, description="Extra time of a retried read.")
     fast_read_fraction: float = Field(0.0, ge=0, le=1, description="Share of flash reads of data in the SLC region.")
     fast_read_time: Duration = Field(units.parse_duration("20us"), gt=0, description="Their flash read.")
@@ -250,6 +252,7 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
         program_time=w.flash_time if w.flash_time is not None else 1e-3,
         write_bandwidth=w.bandwidth,
         write_buffer=float(cfg.write_buffer),
+        write_buffer_release=float(cfg.write_buffer_release),
         program_suspend=cfg.program_suspend,
         program_first=cfg.program_first,
         suspend_latency=cfg.suspend_latency,

@@ -65,6 +65,7 @@ def to_device(
         "fast_read_fraction": float(f"{model.fast_read_fraction:.4g}"),
         "fast_read_time": us(model.fast_read_time),
         "write_buffer": int(model.write_buffer),
+        "write_buffer_release": int(model.write_buffer_release),
         "program_suspend": bool(model.program_suspend),
         "program_first": bool(model.program_first),
         "suspend_latency": us(model.suspend_latency),

@@ -14,7 +14,8 @@
   (1: one command at a time; less: commands overlap, the rate still caps IOPS), a write smaller than the program
   unit `write_unit` taking `subunit_write_time` more (merged into a whole unit first); a write-back buffer of
   `write_buffer` bytes (DRAM or SLC cache) drained by programs of `program_bytes` that take `program_time` on one
-  unit, so the flash absorbs `write_bandwidth` = units x program_bytes / program_time;
+  unit, so the flash absorbs `write_bandwidth` = units x program_bytes / program_time; programmed bytes become
+  room `write_buffer_release` at a time (0: each program's at its end), so writes on a full buffer wait in lumps;
 - interference: reads wait for a program on their unit, or `suspend_latency` with
   `program_suspend` (Wu & He, FAST'12); a unit serves its queued reads before the next program, or with
   `program_first` the program first (the buffer keeps draining and writes stay fast while reads queue);
@@ -82,6 +83,7 @@ class DriveModel:
     sq_move_interval: float = 0.0  # mean seconds between a submitting thread's moves to another CPU (0: never)
     shared_read_bandwidth: float = 0.0  # the controller stage reads and programs share (stages.py): reads' rate there
     shared_write_bandwidth: float = 0.0  # programs' rate there (0 in both: no shared stage)
+    write_buffer_release: float = 0.0  # programmed bytes become buffer room this many at a time (0: per program)
 
     # ------------------------------------------------------------------ derived figures
     @property
@@ -178,6 +180,7 @@ class DriveModel:
         p[ds.P_SQ_MOVE] = self.sq_move_interval
         p[ds.P_SHARED_R] = 1.0 / self.shared_read_bandwidth if self.shared_read_bandwidth > 0 else 0.0
         p[ds.P_SHARED_W] = 1.0 / self.shared_write_bandwidth if self.shared_write_bandwidth > 0 else 0.0
+        p[ds.P_BUF_RELEASE] = self.write_buffer_release
         return p
 
     # ------------------------------------------------------------------ for the kernel
@@ -300,7 +303,10 @@ def _buffer_phases(model: DriveModel, job: Job, n_ios: int, seed: int):
     measured_fill = max(0.0, fill - job.ramp)
     if measured_fill >= job.runtime:
         return [(1.0, d, lat, win)]
-    small = max(job.size_write + model.program_bytes, min(model.write_buffer, 4 * model.units * model.program_bytes))
+    # the full phase's steady state, reached sooner in a smaller buffer: room for a stripe released at once and
+    # four programs a unit, so the units never idle for want of buffered data (as in the full-size buffer)
+    stripe = model.write_buffer_release + 4 * model.units * model.program_bytes
+    small = max(job.size_write + model.program_bytes, min(model.write_buffer, stripe))
     d2, lat2, win2, _ = _simulate(model, job, n_ios, seed + 1, True, small)
     a = measured_fill / job.runtime  # time share of the buffered phase
     return [(a, d, lat, win), (1.0 - a, d2, lat2, win2)] if a > 0 else [(1.0, d2, lat2, win2)]
