@@ -190,17 +190,38 @@ ORDER = {"wd-zns-conventional", "samsung-pm981-256gb"}
 # polished it met 30, but ran its 4 KiB reads at depth 8-16 12-16% fast (the same test's 10%).
 POLISH = {"samsung-pm981a-512gb", "sabrent-rocket4plus-2tb"}
 
+# The traces recorded with the drive in steady state (PROVENANCE.md's recording conditions; the replay's drive state,
+# timing.gc_write_amp): the rest were recorded on a drive that had not been written over just before.
+# - PM981: sect6/rw_steady is 600 s of 4 KiB random writes over a 64 GiB file, 277 GB written, more than the drive
+#   holds: its SLC cache is spent and GC runs (the 30 s rw_burst beside it: fresh).
+# - 980 PRO: every series ran on a drive preconditioned by a sequential and then a random fill (its reads only: the
+#   state changes no figure the model gives them).
+# - WD ZNS: the overwrite-* jobs ran after a full sequential fill of the 4 GiB conventional namespace.
+STEADY = {
+    "samsung-pm981-256gb": [AIALRA + "sect6/rw_steady.json"],
+    "samsung-980pro-1tb": DEVICES["samsung-980pro-1tb"][2],
+    "wd-zns-conventional": [
+        ZNS + "throughput/nvme2n1-*/*_overwrite-*.json",
+        ZNS + "scaled_bandwidth/nvme2n1-*/*_overwrite-*.json",
+    ],
+}
+# What the traces say of a drive's spare flash (the FTL's over-provisioning, which sets GC's write amplification in
+# steady state, gc_theory Eq. 1): WD ZNS's random overwrites after a full fill run as fast as on a fresh namespace
+# (128 KiB at depth 4: 1,091 MB/s both, at the flash's rate), so GC writes at most 2% more than the host: by Eq. 1,
+# spare flash of at least 3 times the 4 GiB namespace (the drive backs it with far more than 7%).
+DRIVE = {"wd-zns-conventional": {"ftl": {"over_provisioning": 3.0}}}
+
 HALF = (1, 4, 16, 64)
 
 
-def search_order(path: Path, files: list[str], fit_globs: list[str]) -> None:
+def search_order(path: Path, files: list[str], fit_globs: list[str], steady: list[str]) -> None:
     """Search the write order of the preset at `path` on `files` and write its three fields into it (and the globs
     the fit saw, these among them)."""
 
     from lsmsim.ssd.profile import load_profile, load_traces
 
     model, _ = load_profile(path)
-    best = cli.write_order(model, load_traces(files, ("layout",)))
+    best = cli.write_order(model, load_traces(files, ("layout",), steady))
     update_preset(
         path,
         {
@@ -212,7 +233,7 @@ def search_order(path: Path, files: list[str], fit_globs: list[str]) -> None:
     )
 
 
-def search_queues(path: Path, files: list[str]) -> None:
+def search_queues(path: Path, files: list[str], steady: list[str]) -> None:
     """Search the submitting thread's move interval (lsmsim/ssd/host_queues.py) of the preset at `path` on the
     backlogged jobs among `files` and write its two fields into it (as `lsmsim ssd calibrate` does after a fit)."""
 
@@ -220,14 +241,14 @@ def search_queues(path: Path, files: list[str]) -> None:
     from lsmsim.ssd.profile import load_profile, load_traces
 
     model, _ = load_profile(path)
-    results = load_traces(files, ("layout",))
+    results = load_traces(files, ("layout",), steady)
     if not host_queues.backlogged(model, results):
         return
     best = cli.host_queues(model, results)
     update_preset(path, {"sq_count": int(best.sq_count), "sq_move_interval": f"{best.sq_move_interval * 1e3:.4g}ms"})
 
 
-def polish_goals(path: Path, name: str, files: list[str]) -> None:
+def polish_goals(path: Path, name: str, files: list[str], steady: list[str]) -> None:
     """Polish the preset at `path` toward the replay's goals on its fit's traces (lsmsim/ssd/goal_polish.py): every
     parameter its fit may move (not FIXED; opt-in ones if ALSO asks for them) and the number of units."""
     from lsmsim.ssd import goal_polish
@@ -236,7 +257,8 @@ def polish_goals(path: Path, name: str, files: list[str]) -> None:
 
     model, _ = load_profile(path)
     names = [k for k in BOUNDS if k not in FIXED.get(name, {}) and (k not in OPT_IN or k in ALSO.get(name, []))]
-    p = goal_polish.polish(model, load_traces(files, ("layout",)), [*names, "units"], progress=goal_polish.progress)
+    results = load_traces(files, ("layout",), steady)
+    p = goal_polish.polish(model, results, [*names, "units"], progress=goal_polish.progress)
     print(goal_polish.report(p))
     write_model(path, p.model, "goal-polished")
 
@@ -350,20 +372,21 @@ def main() -> int:
     for name in args.names:
         capacity, fit_globs, replay_globs = DEVICES[name]
         files = sorted({str(f) for g in fit_globs for f in root.glob(g)})
+        steady = sorted({str(f) for g in STEADY.get(name, []) for f in root.glob(g)})
         if args.holdout:
             holdout(files, sorted({str(f) for g in replay_globs for f in root.glob(g)}))
             continue
         if args.order:
             print(f"== {name}: searching the write order on {len(files)} files", flush=True)
-            search_order(out / f"{name}.yaml", files, fit_globs)
+            search_order(out / f"{name}.yaml", files, fit_globs, steady)
             continue
         if args.queues:
             print(f"== {name}: searching the submission queues on {len(files)} files", flush=True)
-            search_queues(out / f"{name}.yaml", files)
+            search_queues(out / f"{name}.yaml", files, steady)
             continue
         if args.polish:
             print(f"== {name}: polishing toward the replay's goals on {len(files)} files", flush=True)
-            polish_goals(out / f"{name}.yaml", name, files)
+            polish_goals(out / f"{name}.yaml", name, files, steady)
             continue
         print(f"== {name}: fitting {len(files)} files", flush=True)
         ns = argparse.Namespace(
@@ -380,15 +403,17 @@ def main() -> int:
             holdout="none",  # the held-out traces are the replay globs' beyond the fit's (fit_traces)
             fio_traces=replay_globs,
             fit_traces=fit_globs,
+            steady=steady,
         )
         cli.cmd_calibrate(ns)
+        update_preset(out / f"{name}.yaml", {"steady_traces": STEADY.get(name, []), **DRIVE.get(name, {})})
         if name in PLATEAU:
             set_subunit_from_plateau(out / f"{name}.yaml", files, PLATEAU[name])
         if name in ORDER:  # after the plateau: the order search keeps the command rate it finds
-            search_order(out / f"{name}.yaml", files, fit_globs)
-            search_queues(out / f"{name}.yaml", files)  # the write order found changes the backlog's latencies
+            search_order(out / f"{name}.yaml", files, fit_globs, steady)
+            search_queues(out / f"{name}.yaml", files, steady)  # the write order found changes the backlog's latencies
         if name in POLISH:  # last: it polishes what the searches above left
-            polish_goals(out / f"{name}.yaml", name, files)
+            polish_goals(out / f"{name}.yaml", name, files, steady)
         header(out / f"{name}.yaml", name, len(files))
     return 0
 

@@ -184,7 +184,7 @@ def test_ssd_calibrate_and_replay(tmp_path):
     reads = [t for t in traces if "randread" in t]
     r = lsmsim(
         "ssd", "calibrate", *reads, "-o", str(prof), "--units", "8", "--fix", "read_sigma=0.1", "program_first=1",
-        "--start", "read_flash_time=50e-6", "--robust", "--goal-polish",
+        "--start", "read_flash_time=50e-6", "--robust", "--goal-polish", "--steady", reads[0],
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     polished = re.search(r"goal polish: (\d+) -> (\d+) directions meet every goal on the fitted jobs, summed", r.stdout)
@@ -215,6 +215,8 @@ def test_ssd_calibrate_and_replay(tmp_path):
     assert r.returncode == 2 and "program_first=on" in r.stderr and "1 or 0" in r.stderr, r.stderr
     r = lsmsim("ssd", "calibrate", *reads, "-o", str(tmp_path / "x.yaml"), "--start", "flash=1")
     assert r.returncode == 2 and "--start flash" in r.stderr and "read_flash_time" in r.stderr, r.stderr
+    r = lsmsim("ssd", "calibrate", *reads, "-o", str(tmp_path / "x.yaml"), "--steady", str(bad))
+    assert r.returncode == 2 and "--steady" in r.stderr and "bad.json" in r.stderr and "not among" in r.stderr
     r = lsmsim("ssd", "calibrate", *reads, "-o", str(tmp_path / "x.yaml"), "--starts", "0")
     assert r.returncode == 2 and "--starts" in r.stderr and "at least 1" in r.stderr and "Traceback" not in r.stderr
 

@@ -133,9 +133,7 @@ class SSDOptions(DeviceOptions):
         "queued reads (writes stay fast, reads wait); false: reads first.",
     )
     suspend_latency: Duration = Field(units.parse_duration("20us"), gt=0)
-    readahead: Bytes = Field(
-        0, ge=0, description="Bytes the controller reads ahead for sequential reads (fio rw=read); 0: none."
-    )
+    readahead: Bytes = Field(0, ge=0, description="Bytes the controller reads ahead for sequential reads; 0: none.")
     write_command_share: float = Field(
         1.0,
         gt=0,
@@ -152,11 +150,7 @@ class SSDOptions(DeviceOptions):
     subunit_write_time: Duration = Field(
         units.parse_duration("2us"), ge=0, description="Extra command time of a write smaller than write_unit."
     )
-    command_slots: int = Field(
-        1024,
-        ge=1,
-        description="Commands the drive serves at once; more wait to be submitted (Linux's default nvme queue depth).",
-    )
+    command_slots: int = Field(1024, ge=1, description="Commands the drive serves at once; more wait to be submitted.")
     write_window: int = Field(
         1,
         ge=1,
@@ -173,10 +167,7 @@ class SSDOptions(DeviceOptions):
         "writes behind wait). 0: none. Shapes latencies at depth, not throughput (fitted to fio traces).",
     )
     map_update_backlog: Duration = Field(
-        units.parse_duration("200us"),
-        gt=0,
-        description="The most deferred mapping-table update time (map_update_time) the controller holds before it "
-        "does it all.",
+        units.parse_duration("200us"), gt=0, description="The most map_update_time the controller defers at once."
     )
     sq_count: int = Field(
         1, ge=1, description="Submission queues (one per CPU) a submitting thread moves among, fetched in turn."
@@ -194,6 +185,11 @@ class SSDOptions(DeviceOptions):
         [],
         description="Globs of the traces the fit saw, when only some of fio_traces: `replay --all` scores the others "
         "apart, as held out.",
+    )
+    steady_traces: list[str] = Field(
+        [],
+        description="Globs of the traces recorded with the drive in steady state: written over, its write buffer (SLC "
+        "cache) spent by what ran before and GC at work (lsmsim/ssd/timing.py gc_write_amp); the rest: fresh.",
     )
 
     @model_validator(mode="after")
@@ -229,6 +225,7 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
     w_iops = w.iops if w.iops is not None else 1e7
     interval = command_interval(w_iops, cfg.write_unit, cfg.subunit_write_time)
     w_over = w.latency - cfg.host_per_io - KIB4 / w.stream_bandwidth - cfg.write_command_share * interval
+    op = cfg.ftl.over_provisioning
     return DriveModel(
         units=n,
         host_per_io=cfg.host_per_io,
@@ -265,6 +262,8 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
         sq_move_interval=cfg.sq_move_interval,
         shared_read_bandwidth=r.shared_bandwidth or 0.0,
         shared_write_bandwidth=w.shared_bandwidth or 0.0,
+        capacity=float(cfg.capacity),
+        over_provisioning=op if cfg.ftl.op_definition == "ratio" else op / (1.0 - op),
     )
 
 

@@ -104,8 +104,9 @@ def _pct(d, pct) -> float:
     return float("nan")
 
 
-def job_of(spec, runtime: float | None = None) -> Job:
-    """A fio job spec as the model sees it (`runtime`: seconds fio measured, if known)."""
+def job_of(spec, runtime: float | None = None, state: str = "fresh") -> Job:
+    """A fio job spec as the model sees it (`runtime`: seconds fio measured, if known; `state`: the drive's, fresh or
+    steady)."""
     return Job(
         float(spec.block_size("read")),
         float(spec.block_size("write")),
@@ -115,13 +116,16 @@ def job_of(spec, runtime: float | None = None) -> Job:
         runtime or spec.runtime or 30.0,
         spec.ramp_time,
         spec.rw in ("read", "write", "rw"),
+        state == "steady",
+        float(spec.size or 0),
     )
 
 
 def observations(results: list[FioJobResult]) -> list[Observation]:
     out = []
     for r in results:
-        job = job_of(r.spec, max((d.runtime for d in r.directions.values()), default=0.0))
+        runtime = max((d.runtime for d in r.directions.values()), default=0.0)
+        job = job_of(r.spec, runtime, getattr(r, "drive_state", "fresh"))
         for direction, d in r.directions.items():
             if direction == "trim" or not d.total_ios:
                 continue

@@ -4,159 +4,22 @@ measured vs simulated per trace and per device."""
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
 from .. import units as U
-from .goals import errors, judge
+from .replay_all import replay_all
+from .report import comparison, summary, table
+
+# what a drive in steady state is to the model (timing.gc_write_amp)
+STATE = "(written over: its write buffer or SLC cache spent, GC at work; replay --all: each preset's steady_traces)"
 
 
-def table(rows: list[dict], cols: list[tuple[str, str, str]]) -> str:
-    """Rows as an aligned text table; cols are (key, header, format)."""
-    head = [h for _, h, _ in cols]
-    body = [
-        [
-            ("-" if r.get(k) is None or (isinstance(r.get(k), float) and math.isnan(r[k])) else format(r[k], f))
-            for k, _, f in cols
-        ]
-        for r in rows
-    ]
-    widths = [max(len(x) for x in col) for col in zip(head, *body)]
-    line = lambda cells: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))  # noqa: E731
-    return "\n".join([line(head)] + [line(b) for b in body])
+def _labelled(results: list, state: str) -> list:
+    """fio results labelled with the drive's state when they were recorded (FioJobResult.drive_state)."""
+    from dataclasses import replace
 
-
-def comparison(rows: list[dict]) -> str:
-    for r in rows:
-        r["bw_mb_m"], r["bw_mb_s"] = r["bw_measured"] / 1e6, r["bw_model"] / 1e6
-        errors(r)
-        for p in ("p50", "p99"):
-            r[f"{p}_m"], r[f"{p}_s"] = r[f"{p}_measured"] * 1e6, r[f"{p}_model"] * 1e6
-        ok = judge(r)
-        r["ok"] = "host" if ok is None else ("ok" if ok else "MISS")
-        r["short"] = _short(r["job"])
-    return table(
-        rows,
-        [
-            ("short", "trace", "s"),
-            ("direction", "dir", "s"),
-            ("bs", "bs", ".0f"),
-            ("qd", "qd", "d"),
-            ("read_fraction", "rd%", ".0%"),
-            ("bw_mb_m", "MB/s fio", ".1f"),
-            ("bw_mb_s", "MB/s model", ".1f"),
-            ("iops_err", "IOPS err%", "+.1f"),
-            ("p50_m", "p50us fio", ".1f"),
-            ("p50_s", "p50us model", ".1f"),
-            ("p50_err", "err%", "+.1f"),
-            ("p99_m", "p99us fio", ".1f"),
-            ("p99_s", "p99us model", ".1f"),
-            ("p99_err", "err%", "+.1f"),
-            ("ok", "goal", "s"),
-        ],
-    )
-
-
-def summary(rows: list[dict]) -> str:
-    judged = [r for r in rows if r["ok"] != "host"]
-    ok = sum(r["ok"] == "ok" for r in judged)
-
-    def within(key, bound, sel):
-        v = [abs(r[key]) <= bound * 100 for r in sel if not math.isnan(r[key])]
-        return f"{sum(v)}/{len(v)}"
-
-    pure = [r for r in judged if r["read_fraction"] in (0.0, 1.0)]
-    mixed = [r for r in judged if 0.0 < r["read_fraction"] < 1.0]
-    return (
-        f"{len(rows)} trace directions, {len(rows) - len(judged)} host-limited (not judged), {ok}/{len(judged)} meet "
-        f"every goal; IOPS/bw within 10%: {within('iops_err', 0.10, pure)}, p50 within 10%: "
-        f"{within('p50_err', 0.10, pure)}, p99 within 25%: {within('p99_err', 0.25, judged)}, mixed within 15%: "
-        f"IOPS {within('iops_err', 0.15, mixed)}, p50 {within('p50_err', 0.15, mixed)}"
-    )
-
-
-def _ceiling(rows: list[dict]) -> str:
-    """The replay's ceiling line (ceiling.py): how many directions one model could meet at most."""
-    from .ceiling import ceiling
-
-    met, total, disagree = ceiling(rows)
-    n = sum(len(g) for g in disagree)
-    return (
-        f"  ceiling: at most {met}/{total} can meet every goal on these recordings ({100 * met / max(total, 1):.1f}%): "
-        f"{n} directions in {len(disagree)} groups of recordings of one job as the model sees it disagree beyond the "
-        "goals"
-    )
-
-
-def _replay_all(args) -> int:
-    """`replay --all DIR`: every preset on the traces under DIR its fio_traces match, a table per device, a summary."""
-    from .calibrate import compare
-    from .profile import load_profile, load_traces, matching, ssd_presets
-
-    root = Path(args.all)
-    if not root.is_dir():
-        raise ValueError(f"{root}: not a directory")
-    totals, seeds_met = [], [0] * args.seeds
-    for name, path in ssd_presets().items():
-        model, cfg = load_profile(path)
-        files = matching(root, cfg.fio_traces)
-        if not files:
-            continue
-        results = load_traces(files)
-        rows = compare(model, results, n_ios=args.ios)
-        for r in rows:
-            r["device"] = name
-        print(f"\n== {name} ({len(files)} files under {root}) ==")
-        print(comparison(rows))
-        print(summary(rows))
-        print(_ceiling(rows))
-        fitted = {str(f) for f in matching(root, cfg.fit_traces)}
-        for r in rows:
-            r["held_out"] = bool(fitted) and _source(r["job"]) not in fitted
-        if fitted:
-            print(f"  fitted:   {summary([r for r in rows if not r['held_out']])}")
-            print(f"  held out: {summary([r for r in rows if r['held_out']])}")
-        if args.seeds > 1:
-            met = _over_seeds(model, results, args, rows)
-            seeds_met = [a + b for a, b in zip(seeds_met, met)]
-            print(f"  over {args.seeds} seeds' draws: {', '.join(map(str, met))} meet every goal")
-        totals += rows
-    if not totals:
-        print(f"no trace under {root} matches a profile's fio_traces in lsmsim/presets/ssd/")
-        return 1
-    print(f"\n== all devices ==\n{summary(totals)}\n{_ceiling(totals)}")
-    if args.seeds > 1:
-        print(f"  over {args.seeds} seeds' draws: {', '.join(map(str, seeds_met))} meet every goal")
-    held = [r for r in totals if r["held_out"]]
-    if held:
-        print(f"held out (traces of presets that list fit_traces, never fitted): {summary(held)}")
-    return 0
-
-
-def _over_seeds(model, results, args, rows) -> list[int]:
-    """Directions meeting every goal with the draws of seeds 1..--seeds: seed 1's are the table's `rows`, the others
-    simulated again. A score's share of luck."""
-    from .calibrate import compare
-    from .goals import errors, judge
-
-    def met(rs) -> int:
-        return sum(bool(judge(errors(dict(r)))) for r in rs)
-
-    return [met(rows)] + [met(compare(model, results, n_ios=args.ios, seed=s)) for s in range(2, args.seeds + 1)]
-
-
-def _source(name: str) -> str:
-    """'job (path)' -> path."""
-    return name[name.index("(") + 1 : name.rindex(")")] if "(" in name else name
-
-
-def _short(name: str) -> str:
-    """'job (path)' -> the file's last two path parts."""
-    if "(" in name:
-        path = name[name.index("(") + 1 : name.rindex(")")]
-        return "/".join(Path(path).parts[-2:])
-    return name
+    return [replace(r, drive_state=state) for r in results]
 
 
 def _positive_int(text: str) -> int:
@@ -196,9 +59,12 @@ def cmd_calibrate(args) -> int:
     from ..atomic import atomic_write
     from . import holdout
     from .calibrate import BOUNDS, FLAGS, OPT_IN, compare, fit
-    from .profile import load_traces, to_device
+    from .profile import load_traces, to_device, trace_files
 
-    results = load_traces(args.traces, tuple(args.exclude))
+    steady = trace_files(args.steady or [])
+    if unknown := sorted(map(str, set(steady) - set(trace_files(args.traces)))):
+        raise ValueError(f"--steady: {', '.join(unknown)} not among the traces given (give some of them)")
+    results = load_traces(args.traces, tuple(args.exclude), steady=steady)
     train, held, per_axis = holdout.split(results, holdout.parse_axes(args.holdout))
     fixed = dict(kv.split("=", 1) for kv in args.fix or [])
     bad = [k for k in fixed if k not in BOUNDS and k not in FLAGS]
@@ -321,13 +187,13 @@ def cmd_replay(args) -> int:
     from .timing import fio_job
 
     if args.all:
-        return _replay_all(args)
+        return replay_all(args)
     if not args.profile or not args.jobfile:
         raise ValueError("replay: give PROFILE and JOBFILE (or --all DIR)")
     model, _ = load_profile(args.profile)
     jf = Path(args.jobfile)
     if jf.suffix in (".json", ".txt") or jf.is_dir():  # fio results: compare them directly
-        rows = compare(model, load_traces([jf]), n_ios=args.ios)
+        rows = compare(model, _labelled(load_traces([jf]), args.state), n_ios=args.ios)
         print(comparison(rows))
         print(summary(rows))
         return 0
@@ -338,7 +204,7 @@ def cmd_replay(args) -> int:
     if measured:
         names = {s.name for s in specs}
         results = [r for m in measured for r in load_result(m) if r.directions]
-        rows = compare(model, [r for r in results if r.name in names] or results, n_ios=args.ios)
+        rows = compare(model, _labelled([r for r in results if r.name in names] or results, args.state), n_ios=args.ios)
         print(f"{jf} on {args.profile}, against {', '.join(map(str, measured))}")
         print(comparison(rows))
         print(summary(rows))
@@ -346,7 +212,7 @@ def cmd_replay(args) -> int:
     print(f"{jf} on {args.profile} (no fio result to compare with; give --measured)")
     rows = []
     for s in specs:
-        p = fio_job(model, job_of(s), args.ios)
+        p = fio_job(model, job_of(s, None, args.state), args.ios)
         for d in p.iops:
             rows.append(
                 {
@@ -400,6 +266,7 @@ def add_parser(sub):
         help="logical capacity to record (default 256GB)",
     )
     c.add_argument("--exclude", nargs="*", default=["layout"], help="job names to leave out (default: layout)")
+    c.add_argument("--steady", nargs="*", help="of the traces, those recorded with the drive in steady state " + STATE)
     c.add_argument(
         "--fix",
         nargs="*",
@@ -482,6 +349,12 @@ def add_parser(sub):
     rp.add_argument("--measured", nargs="*", help="fio json results of that job")
     rp.add_argument("--all", metavar="DIR", help="replay every trace under DIR on the matching preset")
     rp.add_argument("--ios", type=int, default=40000, help="requests simulated per job (default 40000)")
+    rp.add_argument(
+        "--state",
+        choices=("fresh", "steady"),
+        default="fresh",
+        help="the drive's state when the traces were recorded " + STATE,
+    )
     rp.add_argument(
         "--seeds",
         type=_positive_int,

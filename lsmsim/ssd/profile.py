@@ -8,6 +8,7 @@ traces to drives.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
@@ -137,9 +138,16 @@ def trace_files(paths: list[str | Path]) -> list[Path]:
     return out
 
 
-def load_traces(paths: list[str | Path], exclude: tuple[str, ...] = ()) -> list[FioJobResult]:
-    """Every job with I/O in these fio result files (job names in `exclude` left out)."""
-    return [r for f in trace_files(paths) for r in load_result(f) if r.directions and r.name not in exclude]
+def load_traces(paths: list[str | Path], exclude: tuple[str, ...] = (), steady=()) -> list[FioJobResult]:
+    """Every job with I/O in these fio result files (job names in `exclude` left out); the jobs of the files in
+    `steady` are labelled as recorded on a drive in steady state (FioJobResult.drive_state)."""
+    steady = {Path(f).resolve() for f in steady}
+    return [
+        replace(r, drive_state="steady") if f.resolve() in steady else r
+        for f in trace_files(paths)
+        for r in load_result(f)
+        if r.directions and r.name not in exclude
+    ]
 
 
 def matching(root: Path, globs: list[str]) -> list[Path]:

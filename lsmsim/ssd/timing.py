@@ -32,11 +32,12 @@ and write load, `_priority_wait`: the open-loop form of the same units).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from . import drive_sim as ds
+from .gc_theory import wa_greedy_limit
 
 KIB4 = 4096.0
 
@@ -84,6 +85,8 @@ class DriveModel:
     shared_read_bandwidth: float = 0.0  # the controller stage reads and programs share (stages.py): reads' rate there
     shared_write_bandwidth: float = 0.0  # programs' rate there (0 in both: no shared stage)
     write_buffer_release: float = 0.0  # programmed bytes become buffer room this many at a time (0: per program)
+    capacity: float = 0.0  # logical bytes (0: unknown, no GC in steady state)
+    over_provisioning: float = 0.07  # spare flash over the logical capacity, (physical - logical) / logical
 
     # ------------------------------------------------------------------ derived figures
     @property
@@ -246,6 +249,8 @@ class Job:
     runtime: float = 30.0  # seconds measured
     ramp: float = 0.0  # seconds before measuring (the buffer fills then too)
     sequential: bool = False  # fio rw=read/write/rw: the drive's read-ahead serves reads
+    steady: bool = False  # the drive in steady state (written over): buffer spent from the start, GC (gc_write_amp)
+    span: float = 0.0  # bytes the job's offsets cover (fio's size; 0: the whole drive)
 
 
 @dataclass
@@ -290,17 +295,41 @@ def _simulate(model: DriveModel, job: Job, n_ios: int, seed: int, buffer_full: b
     return d, lat, max(window, 1e-12), programmed
 
 
+def gc_write_amp(model: DriveModel, job: Job) -> float:
+    """Flash bytes programmed per host byte written by `job`: 1 on a fresh drive and for sequential writes (they
+    invalidate whole erase units); for random writes on a drive in steady state, greedy GC's under uniform overwrites
+    (gc_theory.wa_greedy_limit: Desnoyers, SYSTOR'12 Eq. 1), the job's span overwritten and the drive's spare flash
+    its room (the rest of the drive holds data the job never touches, which GC leaves in place)."""
+    if not job.steady or job.sequential or job.read_fraction >= 1.0 or model.capacity <= 0:
+        return 1.0
+    span = min(job.span, model.capacity) if job.span > 0 else model.capacity
+    return float(wa_greedy_limit(op_ratio=model.capacity * model.over_provisioning / span))
+
+
+def gc_model(model: DriveModel, job: Job) -> DriveModel:
+    """`model` with its programs carrying `job`'s GC (write amplification A, `gc_write_amp`): of each program's
+    `program_bytes` only 1 / A are host data, the rest valid data moved out of a victim erase unit, each of its pages
+    read first (`read_flash_time`), so a program frees 1 / A of its bytes in the buffer and takes the reads longer."""
+    wa = gc_write_amp(model, job)
+    if wa == 1.0:
+        return model
+    t = model.program_time + (1.0 - 1.0 / wa) * model.program_bytes / model.page * model.read_flash_time
+    return replace(model, program_time=t, write_bandwidth=model.program_bytes / wa * model.units / t)
+
+
 def _buffer_phases(model: DriveModel, job: Job, n_ios: int, seed: int):
     """[(time share, directions, latencies, window)] for the run: one phase while the
-    buffer absorbs writes faster than the flash drains them, a throttled one once it is full."""
+    buffer absorbs writes faster than the flash drains them, a throttled one once it is full. On a drive in steady
+    state (`job.steady`) what ran before spent the buffer (an SLC cache) and GC slows the programs: throttled only."""
     big = 1e18
+    model = gc_model(model, job)
     d, lat, win, programmed = _simulate(model, job, n_ios, seed, False, big)
     write_bps = float((d == 1).sum()) * job.size_write / win
     drain = programmed / win
     if write_bps <= drain * 1.02 or job.read_fraction >= 1.0:
         return [(1.0, d, lat, win)]
     fill = model.write_buffer / (write_bps - drain)  # seconds until the buffer is full
-    measured_fill = max(0.0, fill - job.ramp)
+    measured_fill = 0.0 if job.steady else max(0.0, fill - job.ramp)
     if measured_fill >= job.runtime:
         return [(1.0, d, lat, win)]
     # the full phase's steady state, reached sooner in a smaller buffer: room for a stripe released at once and

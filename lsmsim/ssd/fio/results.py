@@ -126,6 +126,9 @@ class FioJobResult:
     timestamp: float | None = None  # unix seconds at the end of the run
     json_plus: bool = False  # True when histogram bins were present
     source: str | None = field(default=None, compare=False)
+    # the drive's state when recorded, a label of the trace set (not in fio's output): "fresh", or "steady" (written
+    # over: its write buffer or SLC cache spent by what ran before, GC at work; timing.gc_write_amp)
+    drive_state: str = field(default="fresh", compare=False)
 
     @property
     def read(self) -> FioDirectionResult | None:
