@@ -118,7 +118,7 @@ FIXED = {
 ALSO = {
     "wd-zns-conventional": ["write_command_share", "subunit_write_time"],
     "samsung-980pro-1tb": ["fast_read_fraction", "fast_read_time"],
-    "samsung-pm981a-512gb": ["shared_write_bandwidth", "write_buffer_release"],
+    "samsung-pm981a-512gb": ["shared_write_bandwidth", "write_buffer_release", "command_bytes"],
 }
 # Starting points of the fit (calibrate.fit's `starts`): from the default write rate (400K) WD ZNS's fit stops at
 # 72.7K IOPS, the first minimum that explains its writes' latencies; its plateau is 56-59K.

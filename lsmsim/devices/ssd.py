@@ -151,6 +151,7 @@ class SSDOptions(DeviceOptions):
         units.parse_duration("2us"), ge=0, description="Extra command time of a write smaller than write_unit."
     )
     command_slots: int = Field(1024, ge=1, description="Commands the drive serves at once; more wait to be submitted.")
+    command_bytes: Bytes = Field(0, ge=0, description="Most data the commands it serves carry at once (0: no limit).")
     write_window: int = Field(
         1,
         ge=1,
@@ -254,6 +255,7 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
         program_first=cfg.program_first,
         suspend_latency=cfg.suspend_latency,
         command_slots=cfg.command_slots,
+        command_bytes=float(cfg.command_bytes),
         readahead=float(cfg.readahead),
         write_window=cfg.write_window,
         map_update_time=cfg.map_update_time,

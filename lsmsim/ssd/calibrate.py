@@ -55,6 +55,7 @@ BOUNDS: dict[str, tuple[float, float, float, str]] = {
     "write_buffer_release": (64e3, 64e6, 1e6, "bytes of programs that become buffer room at once (a stripe)"),
     "readahead": (4096, 8 << 20, 131072, "bytes a sequential read prefetches into the controller's DRAM"),
     "command_slots": (4, 65536, 1024, "commands the drive accepts at once (blk-mq tags, controller limit)"),
+    "command_bytes": (256e3, 1e9, 64e6, "data the commands it serves at once may carry (its staging DRAM)"),
 }
 UNITS = (4, 8, 16, 32, 64, 128)  # coarse grid; the best one's neighbours are tried too
 EDGES = {"write_command_share"}  # may end at its upper bound: 1 is a physical case (commands one at a time)
@@ -65,10 +66,11 @@ EDGES = {"write_command_share"}  # may end at its upper bound: 1 is a physical c
 OPT_IN = {"write_command_share", "write_unit", "subunit_write_time", "fast_read_fraction", "fast_read_time"}
 OPT_IN |= {"shared_read_bandwidth", "shared_write_bandwidth"}  # a stage both directions share (stages.py)
 OPT_IN |= {"write_buffer_release"}  # buffer room in lumps (drive_sim): writes on a full buffer wait unevenly
+OPT_IN |= {"command_bytes"}  # large requests past it wait in submission order, reads and writes alike (drive_sim)
 # switches of the model's structure (`timing.DriveModel`'s booleans): never fitted, held with `fixed` (`--fix NAME=1`)
 FLAGS = ("program_first", "program_suspend")
 STEPPED = ("read_retry_fraction", "page", "command_slots", "write_buffer", "readahead", "write_unit")
-STEPPED += ("write_buffer_release",)
+STEPPED += ("write_buffer_release", "command_bytes")
 SENSITIVE = 0.03  # relative change of a prediction that counts as "constrained"
 P99_WEIGHT = 0.5  # p99 is noisier in fio and in the simulation than IOPS and p50
 ROBUST_SCALE = math.log(1.15)  # `fit(robust=True)`: residuals past a 15% miss (the mixes' goal) count linearly

@@ -11,7 +11,10 @@ Stations, in the order a request meets them (parameters in `P_*` below):
   1 / host_per_io IOPS whatever the drive.
 - the drive's command slots (`slots`): a request beyond them waits for one to free (blk-mq tags / the
   controller's outstanding-command limit) in a submission queue, in submission order there; reads then cannot
-  overtake writes stuck on a full buffer, as fio's equal read and write latencies at iodepth 1024 show.
+  overtake writes stuck on a full buffer, as fio's equal read and write latencies at iodepth 1024 show. Nor may
+  the commands in service carry more than `command_bytes` of data (the staging DRAM the controller moves it through;
+  `sq_fetch.py`): the PM981a's 50/50 mixes at depth 64 acknowledge 16 KiB writes in 18.5 us at p50 (1 MiB in flight)
+  but 32 KiB ones in 518 us and 128 KiB ones in 5.7 ms, next to their reads' 8.1 ms (2 and 8 MiB in flight).
 - the submission queues: Linux's NVMe driver gives each CPU its own submission queue (SQ), and a request waiting
   for a slot waits in the SQ of the CPU its job's thread ran on when it was submitted. The thread moves to another of
   the host's `sq_count` CPUs every `sq_move_interval` seconds on average (exponential; 0: never) and the controller
@@ -90,6 +93,8 @@ from .flash_units import UNIT_EVENT as _UNIT
 from .flash_units import read_chunks as _read_chunks
 from .flash_units import start_program as _start_program
 from .flash_units import unit_next as _unit_next
+from .sq_fetch import fetch as _fetch
+from .sq_fetch import fits as _fits
 from .stages import CMD_EVENT as _CMD
 from .stages import command as _command
 from .stages import program_span as _program_span
@@ -133,8 +138,9 @@ from .stages import shared as _shared
     P_SHARED_R,
     P_SHARED_W,
     P_BUF_RELEASE,
-) = range(36)
-N_PARAMS = 36
+    P_SLOT_BYTES,
+) = range(37)
+N_PARAMS = 37
 
 # event kinds (_UNIT, a unit's job done, is flash_units')
 _DELAY, _RLINK, _WLINK, _HOST, _CMD_FREE, _SHARED = 0, 2, 3, 5, 6, 7
@@ -225,7 +231,6 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
     # requests waiting for one of the drive's command slots, in the SQ (Q_SQ + s) of the CPU their job ran on
     n_sq = max(1, int(params[P_SQS]))
     Q_SQ = 5 + numjobs + n_win
-    sq_rr = 0  # the SQ the controller fetches from next
     move_every = params[P_SQ_MOVE] if n_sq > 1 else 0.0
     job_sq = np.zeros(numjobs, np.int64)
     next_move = np.full(numjobs, np.inf)
@@ -235,7 +240,10 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
         if move_every > 0:
             moves += 1
             next_move[j] = -move_every * np.log(1.0 - _uniform(seed, moves * _KEYS + 7))
-    slots_free = int(params[P_SLOTS])
+    # free command slots, requests waiting in the SQs, bytes the commands in service carry, the SQ fetched from next
+    sq = np.array([float(int(params[P_SLOTS])), 0.0, 0.0, 0.0])
+    data_room = params[P_SLOT_BYTES] if params[P_SLOT_BYTES] > 0 else np.inf  # the most they may carry
+    sizes = np.array([size_r, size_w])
     r_delay = np.zeros(slots)  # the request's fixed delay, drawn at issue
     released = 0  # commands completed in this event
     buf_used = params[P_BUFFER_FULL] * buffer  # bytes acknowledged, not yet programmed
@@ -309,8 +317,9 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
             else:
                 r_dir[i] = 1
                 d = _lognormal(params[P_W_OVER], params[P_W_SIGMA], seed, key + 2)
-            if slots_free > 0:  # the drive takes the command
-                slots_free -= 1
+            if sq[0] > 0 and sq[1] == 0 and _fits(sq[2], sizes[r_dir[i]], data_room):  # the drive takes the command
+                sq[0] -= 1
+                sq[2] += sizes[r_dir[i]]
                 n = _push(ht, hk, ha, hb, n, now + d, _DELAY, i, 0)
             else:  # all command slots taken: wait in the SQ of the CPU the job's thread is on now
                 r_delay[i] = d
@@ -320,6 +329,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                     job_sq[j] = (job_sq[j] + 1 + int(_uniform(seed, moves * _KEYS + 6) * (n_sq - 1))) % n_sq
                     next_move[j] -= move_every * np.log(1.0 - _uniform(seed, moves * _KEYS + 7))
                 _append(Q_SQ + job_sq[j], i, q_head, q_tail, r_next)
+                sq[1] += 1
         elif kind == _DELAY:
             i = a
             if r_dir[i] == 0 and ahead:  # a sequential read: its window, and the next one read ahead
@@ -418,6 +428,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
             else:
                 n = _enqueue(Q_HOST + r_job[i], i, q_head, q_tail, r_next, busy, ht, hk, ha, hb, n, now, host, _HOST)
                 released += 1
+                sq[2] -= size_r
         # servers that became free take their next request
         if start_server >= 0:
             q = start_server
@@ -440,6 +451,7 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                     pending += size_w
                     n = _enqueue(Q_HOST + r_job[i], i, q_head, q_tail, r_next, busy, *heap, n, now, host, _HOST)
                     released += 1
+                    sq[2] -= size_w
                 # programs start on idle units in turn; a full buffer also flushes a partial program
                 full = q_head[Q_BUF] >= 0
                 for _k in range(units):
@@ -454,20 +466,10 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
                         n = _start_program(u, take, now, t_prog, u_mode, u_ver, u_prog_end, u_prog_bytes, *heap, n)
                         programs += 1
         # completed commands free their slots for requests waiting to be submitted
-        slots_free += released
+        sq[0] += released
         released = 0
-        while slots_free > 0:  # the controller fetches from the non-empty SQs in turn
-            j = -1
-            for _k in range(n_sq):
-                q = Q_SQ + sq_rr
-                sq_rr = (sq_rr + 1) % n_sq
-                if q_head[q] >= 0:
-                    j = _take_head(q, q_head, q_tail, r_next)
-                    break
-            if j < 0:
-                break
-            slots_free -= 1
-            n = _push(ht, hk, ha, hb, n, now + r_delay[j], _DELAY, j, 0)
+        if sq[1] > 0:
+            n = _fetch(sq, Q_SQ, n_sq, q_head, q_tail, r_next, r_dir, sizes, data_room, r_delay, heap, n, now, _DELAY)
         if start_unit >= 0 and u_mode[start_unit] == _IDLE:
             u = start_unit
             prog_ready = pending >= prog_bytes or (pending > 0 and q_head[Q_BUF] >= 0)

@@ -74,6 +74,7 @@ def to_device(
         "write_unit": int(model.write_unit),
         "subunit_write_time": us(model.subunit_write_time),
         "command_slots": int(round(model.command_slots)),
+        **({"command_bytes": int(model.command_bytes)} if model.command_bytes > 0 else {}),
         "readahead": int(model.readahead),
         "write_window": int(round(model.write_window)),
         "map_update_time": us(model.map_update_time),

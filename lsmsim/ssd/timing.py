@@ -2,8 +2,9 @@
 
 `DriveModel` holds the physical parameters (all SI, all bounded in `calibrate.BOUNDS`):
 - the host: `host_per_io`, CPU seconds per request of one submitting thread (the host's limit,
-  apart from the drive's); requests past the drive's `command_slots` wait in one of `sq_count` per-CPU submission
-  queues, the thread moving among them every `sq_move_interval` (searched after a fit, not bounded: `host_queues.py`);
+  apart from the drive's); requests past the drive's `command_slots` (or `command_bytes` of data in service) wait in
+  one of `sq_count` per-CPU submission queues, the thread moving among them every `sq_move_interval` (searched after
+  a fit, not bounded: `host_queues.py`);
 - reads: a fixed `read_overhead` (controller, PCIe, interrupt) with lognormal spread
   `read_sigma`; a flash read `read_flash_time` (`fast_read_time` for a share `fast_read_fraction`: data in the SLC
   region) plus `page`-byte chunk transfer at
@@ -85,6 +86,7 @@ class DriveModel:
     shared_read_bandwidth: float = 0.0  # the controller stage reads and programs share (stages.py): reads' rate there
     shared_write_bandwidth: float = 0.0  # programs' rate there (0 in both: no shared stage)
     write_buffer_release: float = 0.0  # programmed bytes become buffer room this many at a time (0: per program)
+    command_bytes: float = 0.0  # the most data the commands in service carry (0: no limit)
     capacity: float = 0.0  # logical bytes (0: unknown, no GC in steady state)
     over_provisioning: float = 0.07  # spare flash over the logical capacity, (physical - logical) / logical
 
@@ -184,6 +186,7 @@ class DriveModel:
         p[ds.P_SHARED_R] = 1.0 / self.shared_read_bandwidth if self.shared_read_bandwidth > 0 else 0.0
         p[ds.P_SHARED_W] = 1.0 / self.shared_write_bandwidth if self.shared_write_bandwidth > 0 else 0.0
         p[ds.P_BUF_RELEASE] = self.write_buffer_release
+        p[ds.P_SLOT_BYTES] = self.command_bytes
         return p
 
     # ------------------------------------------------------------------ for the kernel
