@@ -114,7 +114,12 @@ FIXED = {
 # The 980 PRO's 4 KiB reads at depth 1 have two modes, 30% at 20us and the rest at 60us (fast flash reads: data in
 # its SLC region), so fio's mean lies below its median: its fit asks for the fast reads' share and time.
 # The PM981a's 128 KiB writes at depth 1 run at its 0.93 GB/s flash rate with 30% of them at link speed (48-57 us)
-# and a tenth waiting 300-930 us: its buffer frees room in lumps (write_buffer_release, drive_sim).
+# and a tenth waiting 300-930 us: its buffer frees room in lumps (write_buffer_release, drive_sim). Its 50/50 mixes
+# at depth 64 acknowledge 16 KiB writes in 18.5 us at p50 but 32 KiB ones in 518 us and 128 KiB ones in 5.7 ms, by
+# their reads' 8.1 ms: past some 1-2 MB of data in service its commands wait in order (command_bytes, sq_fetch.py).
+# Set to 1.5 MB on the polished preset (of 1, 1.5, 2, 3 and 4 MB the most directions met on seeds 1-2: 87 of 192), the
+# 128 KiB mixes at depth 64 go from p50 +92% (reads) and -98% (writes) to +14% and +18%; the count stays (209 over
+# seeds 1-5 without, 208 with; polished again with it, 207).
 ALSO = {
     "wd-zns-conventional": ["write_command_share", "subunit_write_time"],
     "samsung-980pro-1tb": ["fast_read_fraction", "fast_read_time"],
