@@ -1,4 +1,5 @@
 import json
+import os
 import re
 import subprocess
 import sys
@@ -184,7 +185,7 @@ def test_ssd_calibrate_and_replay(tmp_path):
     reads = [t for t in traces if "randread" in t]
     r = lsmsim(
         "ssd", "calibrate", *reads, "-o", str(prof), "--units", "8", "--fix", "read_sigma=0.1", "program_first=1",
-        "--start", "read_flash_time=50e-6", "--robust", "--goal-polish", "--steady", reads[0],
+        "--start", "read_flash_time=50e-6", "--robust", "--goal-polish", "--steady", os.path.relpath(reads[0]),
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     polished = re.search(r"goal polish: (\d+) -> (\d+) directions meet every goal on the fitted jobs, summed", r.stdout)

@@ -62,7 +62,8 @@ def cmd_calibrate(args) -> int:
     from .profile import load_traces, to_device, trace_files
 
     steady = trace_files(args.steady or [])
-    if unknown := sorted(map(str, set(steady) - set(trace_files(args.traces)))):
+    given = {t.resolve() for t in trace_files(args.traces)}
+    if unknown := sorted(str(f) for f in steady if f.resolve() not in given):
         raise ValueError(f"--steady: {', '.join(unknown)} not among the traces given (give some of them)")
     results = load_traces(args.traces, tuple(args.exclude), steady=steady)
     train, held, per_axis = holdout.split(results, holdout.parse_axes(args.holdout))
