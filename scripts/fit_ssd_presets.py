@@ -415,7 +415,7 @@ def main() -> int:
             holdout="none",  # the held-out traces are the replay globs' beyond the fit's (fit_traces)
             fio_traces=replay_globs,
             fit_traces=fit_globs,
-            steady=steady,
+            steady=[f for f in steady if f in files],  # calibrate --steady: of the traces it fits
         )
         cli.cmd_calibrate(ns)
         update_preset(out / f"{name}.yaml", {"steady_traces": STEADY.get(name, []), **DRIVE.get(name, {})})
