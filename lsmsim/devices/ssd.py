@@ -27,7 +27,7 @@ from ..fields import Bandwidth, Bytes, Duration, OpRate, Section
 from ..ssd.alloc import DeviceFullError as _AllocFull
 from ..ssd.alloc import ExtentAllocator, extent_pages
 from ..ssd.ftl import FTL, FTLConfig
-from ..ssd.timing import KIB4, DriveModel, command_interval
+from ._ssd_timing import drive_model  # noqa: F401  (re-exported: profile.py, tests)
 from .base import Device, DeviceFullError, DeviceOptions
 from .registry import register
 
@@ -126,6 +126,7 @@ class SSDOptions(DeviceOptions):
     read_retry_time: Duration = Field(units.parse_duration("300us"), ge=0, description="Extra time of a retried read.")
     fast_read_fraction: float = Field(0.0, ge=0, le=1, description="Share of flash reads of data in the SLC region.")
     fast_read_time: Duration = Field(units.parse_duration("20us"), gt=0, description="Their flash read.")
+    partial_read_time: Duration = Field(0.0, ge=0, description="Flash read of one 4KiB unit alone (0: a page's).")
     program_suspend: bool = Field(False, description="Reads suspend a program in progress (Wu & He, FAST'12).")
     program_first: bool = Field(
         False,
@@ -200,73 +201,6 @@ class SSDOptions(DeviceOptions):
         if self.read.flash_time is None and self.read.iops is None:
             raise ValueError("read: give 'iops', or 'flash_time' to derive it from channels x dies")
         return self
-
-
-MIN_OVERHEAD = 0.5e-6  # s: the least a request spends in the controller and on PCIe
-
-
-def drive_model(cfg: SSDOptions) -> DriveModel:
-    """The timing model's parameters from a `device:` section (see DirectionOptions)."""
-    n = cfg.channels * cfg.dies_per_channel
-    r, w = cfg.read, cfg.write
-    page = float(cfg.flash_page)
-    chunk = min(KIB4, page)
-    retry = cfg.read_retry_fraction * cfg.read_retry_time
-    transfer = chunk / r.stream_bandwidth
-    if r.flash_time is not None:
-        r_flash = r.flash_time
-    else:
-        # iops = units / service. A datasheet's latency and IOPS also bound the units by Little's
-        # law: no more than iops x (the latency's room for one service) can be busy at once.
-        room = r.latency - cfg.host_per_io - MIN_OVERHEAD - KIB4 / r.bandwidth
-        n = max(1, min(n, math.floor(r.iops * room)))
-        r_flash = max(0.1e-6, n / r.iops - transfer - retry)
-    shared = KIB4 / r.shared_bandwidth if r.shared_bandwidth else 0.0
-    r_over = r.latency - cfg.host_per_io - r_flash - retry - transfer - shared - KIB4 / r.bandwidth
-    w_iops = w.iops if w.iops is not None else 1e7
-    interval = command_interval(w_iops, cfg.write_unit, cfg.subunit_write_time)
-    w_over = w.latency - cfg.host_per_io - KIB4 / w.stream_bandwidth - cfg.write_command_share * interval
-    op = cfg.ftl.over_provisioning
-    return DriveModel(
-        units=n,
-        host_per_io=cfg.host_per_io,
-        page=page,
-        read_overhead=max(MIN_OVERHEAD, r_over),
-        read_sigma=r.sigma,
-        read_flash_time=r_flash,
-        read_stream_bandwidth=r.stream_bandwidth,
-        read_bandwidth=r.bandwidth,
-        read_retry_fraction=cfg.read_retry_fraction,
-        read_retry_time=cfg.read_retry_time,
-        fast_read_fraction=cfg.fast_read_fraction,
-        fast_read_time=cfg.fast_read_time,
-        write_overhead=max(MIN_OVERHEAD, w_over),
-        write_sigma=w.sigma,
-        write_stream_bandwidth=w.stream_bandwidth,
-        write_iops=w_iops,
-        write_command_share=cfg.write_command_share,
-        write_unit=float(cfg.write_unit),
-        subunit_write_time=cfg.subunit_write_time,
-        program_time=w.flash_time if w.flash_time is not None else 1e-3,
-        write_bandwidth=w.bandwidth,
-        write_buffer=float(cfg.write_buffer),
-        write_buffer_release=float(cfg.write_buffer_release),
-        program_suspend=cfg.program_suspend,
-        program_first=cfg.program_first,
-        suspend_latency=cfg.suspend_latency,
-        command_slots=cfg.command_slots,
-        command_bytes=float(cfg.command_bytes),
-        readahead=float(cfg.readahead),
-        write_window=cfg.write_window,
-        map_update_time=cfg.map_update_time,
-        map_update_backlog=cfg.map_update_backlog,
-        sq_count=cfg.sq_count,
-        sq_move_interval=cfg.sq_move_interval,
-        shared_read_bandwidth=r.shared_bandwidth or 0.0,
-        shared_write_bandwidth=w.shared_bandwidth or 0.0,
-        capacity=float(cfg.capacity),
-        over_provisioning=op if cfg.ftl.op_definition == "ratio" else op / (1.0 - op),
-    )
 
 
 # ---------------------------------------------------------------- the device

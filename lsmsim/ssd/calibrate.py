@@ -40,6 +40,7 @@ BOUNDS: dict[str, tuple[float, float, float, str]] = {
     "read_retry_time": (5e-6, 5e-3, 300e-6, "extra time of a retried read"),
     "fast_read_fraction": (1e-3, 0.9, 0.1, "flash reads of data in the SLC region"),
     "fast_read_time": (2e-6, 100e-6, 20e-6, "an SLC flash read (tR ~20-30us)"),
+    "partial_read_time": (2e-6, 400e-6, 40e-6, "the flash read of one 4KiB unit alone (part of a page)"),
     "shared_read_bandwidth": (100e6, 7.88e9, 2e9, "a controller stage reads' and programs' data share: reads"),
     "shared_write_bandwidth": (100e6, 7.88e9, 2e9, "the same stage: programs' data"),
     "write_overhead": (0.5e-6, 300e-6, 8e-6, "controller + PCIe + interrupt per write"),
@@ -67,6 +68,7 @@ OPT_IN = {"write_command_share", "write_unit", "subunit_write_time", "fast_read_
 OPT_IN |= {"shared_read_bandwidth", "shared_write_bandwidth"}  # a stage both directions share (stages.py)
 OPT_IN |= {"write_buffer_release"}  # buffer room in lumps (drive_sim): writes on a full buffer wait unevenly
 OPT_IN |= {"command_bytes"}  # large requests past it wait in submission order, reads and writes alike (drive_sim)
+OPT_IN |= {"partial_read_time"}  # 4 KiB reads faster than a page's: only traces of several read sizes tell it apart
 # switches of the model's structure (`timing.DriveModel`'s booleans): never fitted, held with `fixed` (`--fix NAME=1`)
 FLAGS = ("program_first", "program_suspend")
 STEPPED = ("read_retry_fraction", "page", "command_slots", "write_buffer", "readahead", "write_unit")

@@ -284,8 +284,9 @@ def add_parser(sub):
         "that overlap in the controller), write_unit and subunit_write_time (a program unit small writes are merged "
         "into; fitting write_unit starts it at 4 KiB, where a drive without the effect is refused at that bound: "
         "rather --fix write_unit=<bytes> and --also subunit_write_time), fast_read_fraction and fast_read_time (data "
-        "in the SLC region), shared_read_bandwidth and shared_write_bandwidth (a controller stage reads' and "
-        "programs' data share: mixes that move the harmonic mean of the pure rates)",
+        "in the SLC region), partial_read_time (4 KiB reads that read part of a page), shared_read_bandwidth and "
+        "shared_write_bandwidth (a controller stage reads' and programs' data share: mixes that move the harmonic "
+        "mean of the pure rates)",
     )
     c.add_argument(
         "--starts",

@@ -19,20 +19,18 @@ Stations, in the order a request meets them (parameters in `P_*` below):
   for a slot waits in the SQ of the CPU its job's thread ran on when it was submitted. The thread moves to another of
   the host's `sq_count` CPUs every `sq_move_interval` seconds on average (exponential; 0: never) and the controller
   fetches from the non-empty SQs in turn, one command each (round robin, the NVMe base specification's default
-  arbitration, §3.4.4), so a moved thread's new requests overtake the backlog it left behind, which then drains at a
-  share of the rate: fio's clat at iodepth 1024 on the PM981a spreads from 0.1 to 2.0-2.2 times its median, at every
-  size and mix, while at depth 64 (no backlog) its 128 KiB reads stay within 1.12 times it.
+  arbitration, §3.4.4), so a moved thread's new requests overtake the backlog it left behind (`host_queues.py`).
 - sequential reads (fio rw=read): the controller reads ahead `readahead` bytes at a time into its DRAM, a window
   ahead of the stream (the next window's flash read starts when the stream first reaches one; Linux's asynchronous
-  read-ahead works the same way, mm/readahead.c), so a reader the flash keeps up with never waits for the flash:
-  WD ZNS's sequential 4 KiB reads at depth 1 take 10.4 us on average with a 1.1 us deviation, against 86 us random,
-  no stall a window. A window of less than two requests is read for each request as it comes.
-- a fixed delay per direction (controller, PCIe round trip, interrupt), drawn from a lognormal
-  with mean `overhead` and shape `sigma` (the direction's queue-depth-1 spread).
+  read-ahead works the same way, mm/readahead.c), so a reader the flash keeps up with never waits for the flash
+  (WD ZNS's sequential 4 KiB reads at depth 1: 10.4 +- 1.1 us, 86 us random). A window under two requests: none.
+- a fixed delay per direction (controller, PCIe, interrupt): lognormal, mean `overhead`, shape `sigma`.
 - reads: the request is cut into `page`-byte chunks; each goes to a parallel unit (a die) chosen
   uniformly at random (a request's chunks on consecutive units), which serves reads before
   programs, FCFS: one flash read `flash_time` plus the chunk's transfer over the unit's channel at
-  `stream_bandwidth` (4 KiB at least: `MIN_READ`), or with probability `fast_read_fraction` a faster flash read
+  `stream_bandwidth` (4 KiB at least: `MIN_READ`); a read of one 4 KiB unit alone takes `partial_time` instead where
+  the drive reads part of a page (the 980 PRO: 60 us at depth 1 for 4 KiB, 110-119 us for 8 and 16 KiB, which
+  then run at one IOPS), or with probability `fast_read_fraction` a faster flash read
   `fast_read_time` (data in the drive's SLC region: the 980 PRO's 4 KiB reads at depth 1 take 20us for 30% of them,
   60us for the rest); with probability `slow_p` the read is retried, taking
   `slow_time` more (read retries after ECC failures: Cai et al., "Error characterization, mitigation, and recovery in
@@ -139,8 +137,9 @@ from .stages import shared as _shared
     P_SHARED_W,
     P_BUF_RELEASE,
     P_SLOT_BYTES,
-) = range(37)
-N_PARAMS = 37
+    P_R_PARTIAL,
+) = range(38)
+N_PARAMS = 38
 
 # event kinds (_UNIT, a unit's job done, is flash_units')
 _DELAY, _RLINK, _WLINK, _HOST, _CMD_FREE, _SHARED = 0, 2, 3, 5, 6, 7
@@ -270,7 +269,9 @@ def simulate(params, size_r, size_w, read_fraction, iodepth, numjobs, n_ios, war
     u_q = (u_head, u_tail, u_mode, u_chunk, u_ver, u_prog_left, u_prog_end)
     chunks = (c_req, c_svc, c_next, free)
     suspend_lat = params[P_SUSPEND_LAT] if suspend else -1.0
-    flash = (params[P_R_FLASH], params[P_R_SIGMA], params[P_R_STREAM], params[P_R_SLOW_P], params[P_R_SLOW_T])
+    partial = params[P_R_PARTIAL] > 0 and chunk_bytes <= MIN_READ  # one 4 KiB unit: a partial-page read
+    t_read = params[P_R_PARTIAL] if partial else params[P_R_FLASH]
+    flash = (t_read, params[P_R_SIGMA], params[P_R_STREAM], params[P_R_SLOW_P], params[P_R_SLOW_T])
     fast = (params[P_R_FAST_P], params[P_R_FAST_T])
     rd = (*flash, suspend_lat, chunk_bytes, units, seed, *fast)  # read_chunks' rd
     heap = (ht, hk, ha, hb)

@@ -65,6 +65,7 @@ def to_device(
         "read_retry_time": us(model.read_retry_time),
         "fast_read_fraction": float(f"{model.fast_read_fraction:.4g}"),
         "fast_read_time": us(model.fast_read_time),
+        **({"partial_read_time": us(model.partial_read_time)} if model.partial_read_time > 0 else {}),
         "write_buffer": int(model.write_buffer),
         "write_buffer_release": int(model.write_buffer_release),
         "program_suspend": bool(model.program_suspend),

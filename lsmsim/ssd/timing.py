@@ -7,7 +7,8 @@
   a fit, not bounded: `host_queues.py`);
 - reads: a fixed `read_overhead` (controller, PCIe, interrupt) with lognormal spread
   `read_sigma`; a flash read `read_flash_time` (`fast_read_time` for a share `fast_read_fraction`: data in the SLC
-  region) plus `page`-byte chunk transfer at
+  region; `partial_read_time` for a read of one 4 KiB unit alone, where the drive reads part of a page) plus
+  `page`-byte chunk transfer at
   `read_stream_bandwidth` on one of `units` parallel units (channels x dies, Agrawal et al.,
   USENIX ATC'08 §3); the host link at `read_bandwidth`;
 - writes: `write_overhead` and `write_sigma`; the link at `write_stream_bandwidth`; the
@@ -63,6 +64,7 @@ class DriveModel:
     read_retry_time: float = 300e-6
     fast_read_fraction: float = 0.0  # flash reads of data in the SLC region, taking fast_read_time instead
     fast_read_time: float = 20e-6
+    partial_read_time: float = 0.0  # the flash read of one 4 KiB unit alone, a part of a page (0: a whole page's)
     write_overhead: float = 8e-6
     write_sigma: float = 0.2
     write_stream_bandwidth: float = 2.5e9
@@ -98,17 +100,21 @@ class DriveModel:
 
     def read_service(self, size: float = KIB4) -> float:
         """One unit's mean time for one chunk of a read of `size` bytes (retries included)."""
+        chunk = max(min(size, self.page), ds.MIN_READ)
         return (
-            self.mean_flash_read
+            self.mean_flash_read(chunk)
             + self.read_retry_fraction * self.read_retry_time
-            + max(min(size, self.page), ds.MIN_READ) / self.read_stream_bandwidth
+            + chunk / self.read_stream_bandwidth
         )
 
-    @property
-    def mean_flash_read(self) -> float:
-        """The mean flash read: `read_flash_time`, or `fast_read_time` for data in the SLC region."""
+    def flash_read_time(self, chunk: float = KIB4) -> float:
+        """The flash read of a chunk of `chunk` bytes: of part of a page for one 4 KiB unit, if the drive can."""
+        return self.partial_read_time if self.partial_read_time > 0 and chunk <= ds.MIN_READ else self.read_flash_time
+
+    def mean_flash_read(self, chunk: float = KIB4) -> float:
+        """The mean flash read of a chunk: `flash_read_time`, or `fast_read_time` for data in the SLC region."""
         f = self.fast_read_fraction
-        return (1.0 - f) * self.read_flash_time + f * self.fast_read_time
+        return (1.0 - f) * self.flash_read_time(chunk) + f * self.fast_read_time
 
     @property
     def read_iops(self) -> float:
@@ -175,6 +181,7 @@ class DriveModel:
         p[ds.P_R_SLOW_T] = self.read_retry_time
         p[ds.P_R_FAST_P] = self.fast_read_fraction
         p[ds.P_R_FAST_T] = self.fast_read_time
+        p[ds.P_R_PARTIAL] = self.partial_read_time
         p[ds.P_SLOTS] = max(1, round(self.command_slots))
         p[ds.P_READAHEAD] = self.readahead
         p[ds.P_PROG_FIRST] = 1.0 if self.program_first else 0.0
@@ -219,10 +226,11 @@ class DriveModel:
         rho_r = min(lam_r * s_r, 0.98)
         rho_p = lam_p * self.program_time
         # second moment of the lognormal flash time plus the fixed transfer
-        tr, rest = self.mean_flash_read, min(KIB4, self.page) / self.read_stream_bandwidth
+        chunk = max(min(KIB4, self.page), ds.MIN_READ)
+        tr, rest = self.mean_flash_read(chunk), chunk / self.read_stream_bandwidth
         p, slow = self.read_retry_fraction, self.read_retry_time
         f = self.fast_read_fraction
-        tr2 = ((1.0 - f) * self.read_flash_time**2 + f * self.fast_read_time**2) * math.exp(self.read_sigma**2)
+        tr2 = ((1.0 - f) * self.flash_read_time(chunk) ** 2 + f * self.fast_read_time**2) * math.exp(self.read_sigma**2)
         m1 = tr + rest
         m2_r = tr2 + 2 * tr * rest + rest**2 + p * (2 * m1 * slow + slow**2)
         if self.program_suspend:
