@@ -112,7 +112,9 @@ FIXED = {
 # while its reads wait for programs with the probability of one unit's program share: a controller stage reads and
 # programs share (lsmsim/ssd/stages.py), apart from the flash units.
 # The 980 PRO's 4 KiB reads at depth 1 have two modes, 30% at 20us and the rest at 60us (fast flash reads: data in
-# its SLC region), so fio's mean lies below its median: its fit asks for the fast reads' share and time.
+# its SLC region), so fio's mean lies below its median: its fit asks for the fast reads' share and time. Its reads of
+# 512 B-4 KiB take 60 us at depth 1 and those of 8 and 16 KiB 110-119 us (8 KiB is held out): a 4 KiB unit alone is
+# read from part of a page (partial_read_time).
 # The PM981a's 128 KiB writes at depth 1 run at its 0.93 GB/s flash rate with 30% of them at link speed (48-57 us)
 # and a tenth waiting 300-930 us: its buffer frees room in lumps (write_buffer_release, drive_sim). Its 50/50 mixes
 # at depth 64 acknowledge 16 KiB writes in 18.5 us at p50 but 32 KiB ones in 518 us and 128 KiB ones in 5.7 ms, by
@@ -122,7 +124,7 @@ FIXED = {
 # seeds 1-5 without, 208 with; polished again with it, 207).
 ALSO = {
     "wd-zns-conventional": ["write_command_share", "subunit_write_time"],
-    "samsung-980pro-1tb": ["fast_read_fraction", "fast_read_time"],
+    "samsung-980pro-1tb": ["fast_read_fraction", "fast_read_time", "partial_read_time"],
     "samsung-pm981a-512gb": ["shared_write_bandwidth", "write_buffer_release", "command_bytes"],
 }
 # Starting points of the fit (calibrate.fit's `starts`): from the default write rate (400K) WD ZNS's fit stops at
@@ -141,7 +143,14 @@ UNITS = {"wd-zns-conventional": "128", "samsung-pm981a-512gb": "12", "sabrent-ro
 # went, the stage's read rate held (as FIXED says): of the fits from it and its neighbours (12 or 16 units, rounded
 # starts), the one whose fitted traces meet the most goals (30 of 72, against 24-27) starts from them.
 START = {
-    "samsung-980pro-1tb": {"fast_read_fraction": 0.3, "fast_read_time": 20e-6},  # the modes' share and clat
+    # the modes' share and clat; 4 KiB reads at depth 1 in 60 us, 8 and 16 KiB ones in 110-119 (a page's read)
+    "samsung-980pro-1tb": {
+        "fast_read_fraction": 0.3,
+        "fast_read_time": 20e-6,
+        "partial_read_time": 45e-6,
+        "read_flash_time": 95e-6,
+        "read_stream_bandwidth": 1.2e9,
+    },
     "samsung-pm981a-512gb": {
         "host_per_io": 2.445e-06,
         "read_overhead": 2.72712e-05,

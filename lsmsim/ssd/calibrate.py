@@ -25,6 +25,7 @@ import numpy as np
 from scipy.optimize import least_squares, minimize
 
 from .fio import FioJobResult
+from .goals import GOALS
 from .timing import KIB4, DriveModel, Job, JobResult, fio_job
 
 # parameter: (lower, upper, default, why the bounds). Bandwidths stop at PCIe 4.0 x4 (7.88 GB/s).
@@ -96,6 +97,7 @@ class Observation:
     iops: float
     p50: float
     p99: float
+    changed: bool = False  # the run changed state (FioJobResult.state_change past the IOPS goal): not fitted, judged
 
 
 def _pct(d, pct) -> float:
@@ -130,12 +132,13 @@ def observations(results: list[FioJobResult]) -> list[Observation]:
     for r in results:
         runtime = max((d.runtime for d in r.directions.values()), default=0.0)
         job = job_of(r.spec, runtime, getattr(r, "drive_state", "fresh"))
+        change = getattr(r, "state_change", None)
+        changed = change is not None and abs(change) > GOALS["iops"]
         for direction, d in r.directions.items():
             if direction == "trim" or not d.total_ios:
                 continue
-            out.append(
-                Observation(f"{r.name} ({r.source or ''})", direction, job, d.iops, _pct(d, 50.0), _pct(d, 99.0))
-            )
+            name = f"{r.name} ({r.source or ''})"
+            out.append(Observation(name, direction, job, d.iops, _pct(d, 50.0), _pct(d, 99.0), changed))
     return out
 
 
@@ -262,8 +265,9 @@ def fit(
     `seed`) and keep the best; least squares stops in the first minimum it meets. `start_at`: starting values that
     replace the traces' estimates (`initial`), e.g. a region found by hand that the estimates lie far from.
     `robust`: misses beyond `ROBUST_SCALE` weigh in linearly rather than squared (least squares' soft_l1 loss), so a
-    few figures no parameter can reach (fio's p99 at depth 1024) do not drag the rest away from their goals."""
-    obs = [o for o in observations(results) if o.iops > 0]
+    few figures no parameter can reach (fio's p99 at depth 1024) do not drag the rest away from their goals.
+    Runs that changed state (`Observation.changed`) are left out: their averages mix two drives."""
+    obs = [o for o in observations(results) if o.iops > 0 and not o.changed]
     if not obs:
         raise ValueError("no fio job in these files did any read or write I/O")
     fixed = dict(fixed or {})
@@ -395,7 +399,8 @@ def _more_starts(x0, free, scale, lo, hi, obs, starts: int, seed: int) -> list[n
 
 def compare(model: DriveModel, results: list[FioJobResult], n_ios: int = COMPARE_IOS, seed: int = 1) -> list[dict]:
     """Measured vs model for every job and direction: IOPS, bandwidth, p50, p99, and what limits
-    the job in the model (host: the submitting threads are busy > 90% of the time); `seed`: the simulation's draws
+    the job in the model (host: the submitting threads are busy > 90% of the time; state: the run changed state, so no
+    one model state answers it, `Observation.changed`); `seed`: the simulation's draws
     (the replay's are 1)."""
     obs = [o for o in observations(results) if o.iops > 0]
     rows = []
@@ -418,7 +423,7 @@ def compare(model: DriveModel, results: list[FioJobResult], n_ios: int = COMPARE
                 "p50_model": p.get(o.direction, "p50"),
                 "p99_measured": o.p99,
                 "p99_model": p.get(o.direction, "p99"),
-                "limit": "host" if host_busy > 0.9 else "drive",
+                "limit": "state" if o.changed else ("host" if host_busy > 0.9 else "drive"),
                 "model_job": o.job,  # what the model was told (ceiling.job_key)
             }
         )

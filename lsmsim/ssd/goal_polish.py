@@ -49,11 +49,13 @@ class Polish:
 def _score(rows: list[dict]) -> tuple[int, float]:
     """`order.score`'s directions meeting every goal, with its cost over every row, host-limited ones too: a step that
     makes a missed direction host-limited (not judged) must not look cheaper for it (WD ZNS's polish on the judged
-    rows' cost made 5 of its reads at depth host-limited, and the replay judged 89 of its 102 directions, not 94)."""
+    rows' cost made 5 of its reads at depth host-limited, and the replay judged 89 of its 102 directions, not 94).
+    Runs that changed state are not fitted, so they weigh nothing here either."""
     met, _ = score(rows)  # adds each row's errors
     cost = sum(
         weight * math.log1p(r[f"{key}_err"] / 100.0) ** 2
         for r in rows
+        if r["limit"] != "state"
         for key, weight in (("iops", 1.0), ("p50", 1.0), ("p99", P99_WEIGHT))
         if not math.isnan(r[f"{key}_err"])
     )

@@ -30,7 +30,7 @@ def comparison(rows: list[dict]) -> str:
         for p in ("p50", "p99"):
             r[f"{p}_m"], r[f"{p}_s"] = r[f"{p}_measured"] * 1e6, r[f"{p}_model"] * 1e6
         ok = judge(r)
-        r["ok"] = "host" if ok is None else ("ok" if ok else "MISS")
+        r["ok"] = r["limit"] if ok is None else ("ok" if ok else "MISS")  # not judged: "host" or "state"
         r["short"] = _short(r["job"])
     return table(
         rows,
@@ -55,8 +55,10 @@ def comparison(rows: list[dict]) -> str:
 
 
 def summary(rows: list[dict]) -> str:
-    judged = [r for r in rows if r["ok"] != "host"]
+    judged = [r for r in rows if r["ok"] in ("ok", "MISS")]
     ok = sum(r["ok"] == "ok" for r in judged)
+    changed = sum(r["ok"] == "state" for r in rows)
+    state = f", {changed} from runs that changed state (not judged)" if changed else ""
 
     def within(key, bound, sel):
         v = [abs(r[key]) <= bound * 100 for r in sel if not math.isnan(r[key])]
@@ -65,7 +67,8 @@ def summary(rows: list[dict]) -> str:
     pure = [r for r in judged if r["read_fraction"] in (0.0, 1.0)]
     mixed = [r for r in judged if 0.0 < r["read_fraction"] < 1.0]
     return (
-        f"{len(rows)} trace directions, {len(rows) - len(judged)} host-limited (not judged), {ok}/{len(judged)} meet "
+        f"{len(rows)} trace directions, {len(rows) - len(judged) - changed} host-limited (not judged){state}, "
+        f"{ok}/{len(judged)} meet "
         f"every goal; IOPS/bw within 10%: {within('iops_err', 0.10, pure)}, p50 within 10%: "
         f"{within('p50_err', 0.10, pure)}, p99 within 25%: {within('p99_err', 0.25, judged)}, mixed within 15%: "
         f"IOPS {within('iops_err', 0.15, mixed)}, p50 {within('p50_err', 0.15, mixed)}"
