@@ -351,7 +351,8 @@ def add_parser(sub):
         "with fio results, print measured vs simulated with relative errors. JOBFILE is a fio job file "
         "(results: --measured, or traces/<job>.json beside it) or fio result files / a directory. "
         "--all DIR replays every trace under DIR on the lsmsim/presets/ssd/ profile whose fio_traces "
-        "match it, one table per device and a summary.",
+        "match it, one table per device and a summary. Not judged: host (the model's submitting threads are busy "
+        "over 90% of the time) and state (fio's steady-state window says the drive changed state during the run).",
     )
     rp.add_argument("profile", nargs="?", help="device profile YAML (from `lsmsim ssd calibrate` or a preset file)")
     rp.add_argument("jobfile", nargs="?", help="fio job file, fio result file or directory of results")
