@@ -97,7 +97,7 @@ class Observation:
     iops: float
     p50: float
     p99: float
-    changed: bool = False  # the run changed state (FioJobResult.state_change past the IOPS goal): not fitted, judged
+    changed: bool = False  # the run changed state (FioJobResult.state_change past the IOPS goal): not fitted or judged
 
 
 def _pct(d, pct) -> float:
