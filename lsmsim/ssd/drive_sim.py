@@ -28,9 +28,9 @@ Stations, in the order a request meets them (parameters in `P_*` below):
 - reads: the request is cut into `page`-byte chunks; each goes to a parallel unit (a die) chosen
   uniformly at random (a request's chunks on consecutive units), which serves reads before
   programs, FCFS: one flash read `flash_time` plus the chunk's transfer over the unit's channel at
-  `stream_bandwidth` (4 KiB at least: `MIN_READ`); a read of one 4 KiB unit alone takes `partial_time` instead where
-  the drive reads part of a page (the 980 PRO: 60 us at depth 1 for 4 KiB, 110-119 us for 8 and 16 KiB, which
-  then run at one IOPS), or with probability `fast_read_fraction` a faster flash read
+  `stream_bandwidth` (4 KiB at least: `MIN_READ`); a read of one 4 KiB unit alone takes `partial_read_time` instead
+  where the drive reads part of a page (the 980 PRO's p50 at depth 1: 58-60 us for 512 B-4 KiB, 110 us for 8 KiB,
+  119 us for 16 KiB), or with probability `fast_read_fraction` a faster flash read
   `fast_read_time` (data in the drive's SLC region: the 980 PRO's 4 KiB reads at depth 1 take 20us for 30% of them,
   60us for the rest); with probability `slow_p` the read is retried, taking
   `slow_time` more (read retries after ECC failures: Cai et al., "Error characterization, mitigation, and recovery in
