@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lsmsim.ssd.calibrate import compare, fit, observations
+from lsmsim.ssd.calibrate import changed_state, compare, fit, observations
 from lsmsim.ssd.fio import FioParseError, load_result
 from lsmsim.ssd.goals import judge
 from lsmsim.ssd.report import comparison, summary
@@ -60,6 +60,7 @@ def test_a_changed_run_is_neither_fitted_nor_judged(tmp_path):
     traces = _synthetic(truth, JOBS)
     run = _with_window(tmp_path, None)
     changed = replace(run, window_iops=run.iops / 3.0)  # its last seconds at a third of its IOPS
+    assert changed_state(changed) and not changed_state(run) and not changed_state(traces[0])  # no window: none
     assert [o.changed for o in observations([changed])] == [True]
     assert not any(o.changed for o in observations(traces))
     with_it, without = fit([*traces, changed], units=(16,)), fit(traces, units=(16,))

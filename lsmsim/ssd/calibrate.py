@@ -127,13 +127,19 @@ def job_of(spec, runtime: float | None = None, state: str = "fresh") -> Job:
     )
 
 
+def changed_state(result) -> bool:
+    """Whether a run's IOPS lie further from those of its last seconds (fio's steady-state window,
+    `FioJobResult.state_change`) than the replay's IOPS goal: its averages mix two states of the drive."""
+    change = getattr(result, "state_change", None)
+    return change is not None and abs(change) > GOALS["iops"]
+
+
 def observations(results: list[FioJobResult]) -> list[Observation]:
     out = []
     for r in results:
         runtime = max((d.runtime for d in r.directions.values()), default=0.0)
         job = job_of(r.spec, runtime, getattr(r, "drive_state", "fresh"))
-        change = getattr(r, "state_change", None)
-        changed = change is not None and abs(change) > GOALS["iops"]
+        changed = changed_state(r)
         for direction, d in r.directions.items():
             if direction == "trim" or not d.total_ios:
                 continue

@@ -58,7 +58,7 @@ def cmd_calibrate(args) -> int:
 
     from ..atomic import atomic_write
     from . import holdout
-    from .calibrate import BOUNDS, FLAGS, OPT_IN, compare, fit
+    from .calibrate import BOUNDS, FLAGS, OPT_IN, changed_state, compare, fit
     from .goals import GOALS
     from .profile import load_traces, to_device, trace_files
 
@@ -83,7 +83,7 @@ def cmd_calibrate(args) -> int:
     units = tuple(int(x) for x in args.units.split(",")) if args.units else None
     kept = f" (held out to judge the fit: {len(held)}, by {_by(per_axis)})" if held else ""
     print(f"fitting {len(train)} of {len(results)} fio jobs{kept} ...", file=sys.stderr)
-    if changed := [r for r in train if abs(r.state_change or 0.0) > GOALS["iops"]]:
+    if changed := [r for r in train if changed_state(r)]:
         print(
             f"  not fitted: {len(changed)} runs whose IOPS differ from those of their last seconds (fio's steadystate "
             f"window) by more than {GOALS['iops']:.0%}: the drive changed state during them",
