@@ -43,6 +43,16 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
     interval = command_interval(w_iops, cfg.write_unit, cfg.subunit_write_time)
     w_over = w.latency - cfg.host_per_io - KIB4 / w.stream_bandwidth - cfg.write_command_share * interval
     op = cfg.ftl.over_provisioning
+    engines = tuple(
+        (
+            name,
+            e.host_per_io,
+            # the same fixed parts, moved by what the engine changes of a request alone at depth 1
+            max(MIN_OVERHEAD, r_over + (e.read_latency or r.latency) - r.latency - (e.host_per_io - cfg.host_per_io)),
+            max(MIN_OVERHEAD, w_over + (e.write_latency or w.latency) - w.latency - (e.host_per_io - cfg.host_per_io)),
+        )
+        for name, e in sorted(cfg.engines.items())
+    )
     return DriveModel(
         units=n,
         host_per_io=cfg.host_per_io,
@@ -83,4 +93,6 @@ def drive_model(cfg: SSDOptions) -> DriveModel:
         shared_write_bandwidth=w.shared_bandwidth or 0.0,
         capacity=float(cfg.capacity),
         over_provisioning=op if cfg.ftl.op_definition == "ratio" else op / (1.0 - op),
+        engine=cfg.ioengine,
+        engines=engines,
     )

@@ -58,6 +58,14 @@ class DirectionOptions(Section):
     )
 
 
+class EngineOptions(Section):
+    """The host's cost with another fio ioengine on the same drive (lsmsim/ssd/engines.py)."""
+
+    host_per_io: Duration = Field(ge=0, description="Host CPU per request of one submitting thread.")
+    read_latency: Duration | None = Field(None, gt=0, description="A 4KiB read alone (depth 1); none: the profile's.")
+    write_latency: Duration | None = Field(None, gt=0, description="A 4KiB write alone; none: the profile's.")
+
+
 class FtlOptions(Section):
     """Page-mapped FTL with erase-unit garbage collection (lsmsim/ssd/ftl/)."""
 
@@ -111,6 +119,10 @@ class SSDOptions(DeviceOptions):
     ftl: FtlOptions = FtlOptions()
     host_per_io: Duration = Field(
         0.0, description="Host CPU per request of one submitting thread (fio's limit; not used by the LSM kernel)."
+    )
+    ioengine: str = Field("", description="fio's ioengine the host cost above was fitted with ('': any).")
+    engines: dict[str, EngineOptions] = Field(
+        {}, description="Other fio ioengines' host costs on this drive (fitted by `lsmsim ssd calibrate`)."
     )
     flash_page: Bytes = Field(16384, gt=0, description="Bytes of a read one unit serves (a NAND page).")
     write_buffer: Bytes = Field(

@@ -124,6 +124,7 @@ def job_of(spec, runtime: float | None = None, state: str = "fresh") -> Job:
         spec.rw in ("read", "write", "rw"),
         state == "steady",
         float(spec.size or 0),
+        spec.ioengine or "",
     )
 
 
@@ -413,7 +414,7 @@ def compare(model: DriveModel, results: list[FioJobResult], n_ios: int = COMPARE
     for o, p in zip(obs, _predict(model, obs, n_ios, seed)):
         size = o.job.size_read if o.direction == "read" else o.job.size_write
         total = sum(p.iops.values())
-        host_busy = total * model.host_per_io / o.job.numjobs
+        host_busy = total * model.for_engine(o.job.engine).host_per_io / o.job.numjobs
         rows.append(
             {
                 "job": o.name,
@@ -430,7 +431,8 @@ def compare(model: DriveModel, results: list[FioJobResult], n_ios: int = COMPARE
                 "p99_measured": o.p99,
                 "p99_model": p.get(o.direction, "p99"),
                 "limit": "state" if o.changed else ("host" if host_busy > 0.9 else "drive"),
-                "model_job": o.job,  # what the model was told (ceiling.job_key)
+                # what the model was told (ceiling.job_key): the engine only where the model has a cost for it
+                "model_job": o.job if o.job.engine in {e[0] for e in model.engines} else replace(o.job, engine=""),
             }
         )
     return rows

@@ -54,10 +54,12 @@ def _start_at(pairs: list[str] | None) -> dict:
 
 
 def cmd_calibrate(args) -> int:
+    from dataclasses import replace
+
     import yaml
 
     from ..atomic import atomic_write
-    from . import holdout
+    from . import engines, holdout
     from .calibrate import BOUNDS, FLAGS, OPT_IN, changed_state, compare, fit
     from .goals import GOALS
     from .profile import load_traces, to_device, trace_files
@@ -89,8 +91,16 @@ def cmd_calibrate(args) -> int:
             f"window) by more than {GOALS['iops']:.0%}: the drive changed state during them",
             file=sys.stderr,
         )
+    main, drive_jobs, others = engines.split(train)
+    if others:
+        rest = ", ".join(f"{e or 'unnamed'} ({len(j)} jobs)" for e, j in sorted(others.items()))
+        print(
+            f"  the drive fitted on the {len(drive_jobs)} {main or 'unnamed'} jobs; then, with it held, the host cost "
+            f"of {rest}",
+            file=sys.stderr,
+        )
     f = fit(
-        train,
+        drive_jobs,
         fixed=fixed,
         progress=_progress,
         also=also,
@@ -99,16 +109,24 @@ def cmd_calibrate(args) -> int:
         robust=bool(getattr(args, "robust", False)),
         **({"units": units} if units else {}),
     )
-    model = f.model
+    model = replace(f.model, engine=main)
     if getattr(args, "write_order", False):
-        model = write_order(model, train)
-    model = host_queues(model, train)
+        model = write_order(model, drive_jobs)
+    model = host_queues(model, drive_jobs)
     if getattr(args, "goal_polish", False):
         from . import goal_polish
 
-        p = goal_polish.polish(model, train, [*f.fitted, "units"], progress=goal_polish.progress)
+        p = goal_polish.polish(model, drive_jobs, [*f.fitted, "units"], progress=goal_polish.progress)
         print(goal_polish.report(p))
         model = p.model
+    if others:
+        model, costs = engines.fit_engines(model, others)
+        for name, host, r_over, w_over in model.engines:
+            print(
+                f"ioengine {name}: host_per_io {host * 1e6:.3g}us, read_overhead {r_over * 1e6:.3g}us, write_overhead "
+                f"{w_over * 1e6:.3g}us (the {main} jobs': {model.host_per_io * 1e6:.3g}, "
+                f"{model.read_overhead * 1e6:.3g}, {model.write_overhead * 1e6:.3g}us; fit cost {costs[name]:.3g})"
+            )
     source = f"lsmsim ssd calibrate from {len(train)} fio jobs" + (f", {len(held)} more held out" if held else "")
     dev = to_device(model, source, args.capacity, args.fio_traces, getattr(args, "fit_traces", None))
     atomic_write(Path(args.output), lambda p: Path(p).write_text(yaml.safe_dump(dev, sort_keys=False)))
@@ -183,6 +201,13 @@ def host_queues(model, results):
     return best
 
 
+def _engine_note(model, specs) -> None:
+    from .engines import note
+
+    if text := note(model, [s.ioengine or "" for s in specs]):
+        print(text)
+
+
 def _by(per_axis: dict[str, int]) -> str:
     names = {"qd": "queue depth", "mix": "read/write mix", "jobs": "job count"}
     return ", ".join(f"{names[a]} {n}" for a, n in per_axis.items() if n) or "-"
@@ -201,9 +226,11 @@ def cmd_replay(args) -> int:
     model, _ = load_profile(args.profile)
     jf = Path(args.jobfile)
     if jf.suffix in (".json", ".txt") or jf.is_dir():  # fio results: compare them directly
-        rows = compare(model, _labelled(load_traces([jf]), args.state), n_ios=args.ios)
+        results = load_traces([jf])
+        rows = compare(model, _labelled(results, args.state), n_ios=args.ios)
         print(comparison(rows))
         print(summary(rows))
+        _engine_note(model, [r.spec for r in results])
         return 0
     specs = parse_jobfile(jf)
     measured = args.measured or [
@@ -216,6 +243,7 @@ def cmd_replay(args) -> int:
         print(f"{jf} on {args.profile}, against {', '.join(map(str, measured))}")
         print(comparison(rows))
         print(summary(rows))
+        _engine_note(model, specs)
         return 0
     print(f"{jf} on {args.profile} (no fio result to compare with; give --measured)")
     rows = []
@@ -247,6 +275,7 @@ def cmd_replay(args) -> int:
             ],
         )
     )
+    _engine_note(model, specs)
     return 0
 
 
@@ -263,7 +292,9 @@ def add_parser(sub):
         description="Fit the drive model (lsmsim/ssd/timing.py) to fio results (files, or directories "
         "searched for *.json and *.txt) and write a device profile usable as `device:` in a config. "
         "Parameters no trace constrains keep their defaults; a fit that puts a parameter at its "
-        "bound is refused. Some jobs are held out of the fit (--holdout) and the model is judged on them apart.",
+        "bound is refused. Some jobs are held out of the fit (--holdout) and the model is judged on them apart. "
+        "Traces of several fio ioengines: the drive is fitted on the jobs of the engine with most of them, then each "
+        "other engine's host cost (CPU per request, fixed parts) with the drive held (lsmsim/ssd/engines.py).",
     )
     c.add_argument("traces", nargs="+", help="fio --output-format=json or json+ files, or directories of them")
     c.add_argument("-o", "--output", required=True, help="profile YAML to write")

@@ -43,6 +43,8 @@ def to_device(
         "channels": int(model.units),  # the fit finds independent units, not how they split into channels
         "dies_per_channel": 1,
         "host_per_io": us(model.host_per_io),
+        **({"ioengine": model.engine} if model.engine else {}),
+        **({"engines": {e[0]: _engine(model.for_engine(e[0]), us) for e in model.engines}} if model.engines else {}),
         "flash_page": int(model.page),
         "read": {
             "latency": us(model.read_latency_alone(KIB4)),
@@ -88,6 +90,15 @@ def to_device(
     if fit_traces:
         out["fit_traces"] = list(fit_traces)
     return out
+
+
+def _engine(model: DriveModel, us) -> dict:
+    """An engine's entry (devices.ssd.EngineOptions) from the model as a job of that engine sees it."""
+    return {
+        "host_per_io": us(model.host_per_io),
+        "read_latency": us(model.read_latency_alone(KIB4)),
+        "write_latency": us(model.write_latency_alone(KIB4)),
+    }
 
 
 def device_options(data: dict, where: str):

@@ -2,9 +2,10 @@
 
 `DriveModel` holds the physical parameters (all SI, all bounded in `calibrate.BOUNDS`):
 - the host: `host_per_io`, CPU seconds per request of one submitting thread (the host's limit,
-  apart from the drive's); requests past the drive's `command_slots` (or `command_bytes` of data in service) wait in
-  one of `sq_count` per-CPU submission queues, the thread moving among them every `sq_move_interval` (searched after
-  a fit, not bounded: `host_queues.py`);
+  apart from the drive's), for fio's ioengine `engine` (`engines`: other engines', `for_engine`); requests past
+  the drive's `command_slots` (or `command_bytes` of data in service) wait in one of `sq_count` per-CPU
+  submission queues, the thread moving among them every `sq_move_interval` (searched after a fit, not bounded:
+  `host_queues.py`);
 - reads: a fixed `read_overhead` (controller, PCIe, interrupt) with lognormal spread
   `read_sigma`; a flash read `read_flash_time` (`fast_read_time` for a share `fast_read_fraction`: data in the SLC
   region; `partial_read_time` for a read of one 4 KiB unit alone, where the drive reads part of a page) plus
@@ -91,6 +92,17 @@ class DriveModel:
     command_bytes: float = 0.0  # the most data the commands in service carry (0: no limit)
     capacity: float = 0.0  # logical bytes (0: unknown, no GC in steady state)
     over_provisioning: float = 0.07  # spare flash over the logical capacity, (physical - logical) / logical
+    engine: str = ""  # fio's ioengine whose host cost the figures above hold ("": any; engines.py)
+    # other engines' host costs on the same drive: (ioengine, host_per_io, read_overhead, write_overhead)
+    engines: tuple[tuple[str, float, float, float], ...] = ()
+
+    def for_engine(self, engine: str) -> DriveModel:
+        """The drive as a job of fio's ioengine `engine` sees it: that engine's CPU per request and fixed parts
+        (kernel completion vs polling) when the model has them (`engines`), else the model's own."""
+        for name, host, r_over, w_over in self.engines:
+            if name == engine:
+                return replace(self, host_per_io=host, read_overhead=r_over, write_overhead=w_over, engines=())
+        return self
 
     # ------------------------------------------------------------------ derived figures
     @property
@@ -262,6 +274,7 @@ class Job:
     sequential: bool = False  # fio rw=read/write/rw: the drive's read-ahead serves reads
     steady: bool = False  # the drive in steady state (written over): buffer spent from the start, GC (gc_write_amp)
     span: float = 0.0  # bytes the job's offsets cover (fio's size; 0: the whole drive)
+    engine: str = ""  # fio's ioengine (DriveModel.for_engine)
 
 
 @dataclass
@@ -363,6 +376,7 @@ def _weighted_percentiles(values: list[np.ndarray], weights: list[float], pcts) 
 
 def fio_job(model: DriveModel, job: Job, n_ios: int = 40000, seed: int = 1) -> JobResult:
     """What fio would report for `job` on this drive (deterministic for a seed)."""
+    model = model.for_engine(job.engine)
     phases = _buffer_phases(model, job, n_ios, seed)
     res = JobResult({}, {}, {}, {})
     for k, name in enumerate(DIRS):

@@ -1,0 +1,101 @@
+"""The host's cost per fio ioengine, apart from the drive's: one drive model, several ways to submit to it (issue 39).
+
+fio's ioengine sets what a request costs the submitting thread and how its completion comes back: io_uring and
+libaio go through the kernel's block layer and an interrupt, SPDK's user-space driver polls the completion queue
+from the thread itself (Yang et al., "SPDK", CloudCom 2017). The drive is the same. So a model fitted on one
+engine's jobs (`DriveModel.engine`, the profile's `ioengine`) holds the drive's limits, and each other engine adds
+only its own CPU per request (`host_per_io`: what caps one thread's IOPS) and fixed parts (`read_overhead`,
+`write_overhead`: the completion path at depth 1), `DriveModel.engines`, which `DriveModel.for_engine` hands to a
+job of that engine.
+
+The Samsung 980 PRO's recordings (stonet-research icpe24 artifact, 4 KiB random reads, one job) show both: at depth 1
+SPDK's median is 56.2 us against io_uring's 66.6 us; at depth 128 one SPDK thread does 736K IOPS, one io_uring
+thread 383K, while four io_uring threads reach the drive's 779K.
+
+`fit_engines` fits those three figures per engine on its jobs with the drive held as fitted on the main engine's
+(the engine of most jobs, `main_engine`), by the same least squares on log ratios as `calibrate.fit`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import replace
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from .calibrate import BOUNDS, FIT_IOS, _jacobian, _residuals, observations
+from .timing import DriveModel
+
+PARAMS = ("host_per_io", "read_overhead", "write_overhead")  # what an engine changes (DriveModel.for_engine)
+
+
+def engine_of(result) -> str:
+    """A fio result's ioengine ("" when its options do not name one)."""
+    return result.spec.ioengine or ""
+
+
+def main_engine(results: list) -> str:
+    """The engine of most jobs (ties: the first in name order): the one the drive is fitted on."""
+    counts = Counter(engine_of(r) for r in results)
+    return min(counts, key=lambda e: (-counts[e], e)) if counts else ""
+
+
+def split(results: list) -> tuple[str, list, dict[str, list]]:
+    """(main engine, its jobs, {other engine: its jobs})."""
+    main = main_engine(results)
+    others: dict[str, list] = {}
+    for r in results:
+        if engine_of(r) != main:
+            others.setdefault(engine_of(r), []).append(r)
+    return main, [r for r in results if engine_of(r) == main], others
+
+
+def fit_engine(model: DriveModel, engine: str, results: list, n_ios: int = FIT_IOS) -> tuple[DriveModel, float]:
+    """`model` with `engine`'s host cost fitted on `results` (jobs of that engine; the drive's parameters held) and
+    the fit's cost (0.5 sum of squared log ratios). A direction the jobs lack keeps the main engine's overhead."""
+    obs = [o for o in observations(results) if o.iops > 0 and not o.changed]
+    if not obs:
+        raise ValueError(f"ioengine {engine!r}: no job with I/O to fit its host cost on")
+    dirs = {o.direction for o in obs}
+    free = [p for p in PARAMS if p == "host_per_io" or p.split("_")[0] in dirs]
+    own = {p: getattr(model, p) for p in PARAMS}
+    scale = np.array([max(own[p], BOUNDS[p][0] * 1.01) for p in free])
+    lo = np.log([BOUNDS[p][0] for p in free] / scale)
+    hi = np.log([BOUNDS[p][1] for p in free] / scale)
+    others = tuple(e for e in model.engines if e[0] != engine)
+
+    def with_x(x) -> DriveModel:
+        v = {**own, **{p: float(s * math.exp(xi)) for p, s, xi in zip(free, scale, x)}}
+        row = (engine, v["host_per_io"], v["read_overhead"], v["write_overhead"])
+        return replace(model, engines=(*others, row))
+
+    def f(x):
+        return _residuals(with_x(x), obs, n_ios)
+
+    steps = np.full(len(free), 0.01)
+    sol = least_squares(f, np.zeros(len(free)), jac=lambda x: _jacobian(f, x, steps, hi), bounds=(lo, hi))
+    return with_x(sol.x), float(sol.cost)
+
+
+def fit_engines(model: DriveModel, others: dict[str, list], n_ios: int = FIT_IOS) -> tuple[DriveModel, dict]:
+    """`model` with every other engine's host cost fitted (`fit_engine`), and {engine: fit cost}."""
+    costs = {}
+    for engine in sorted(others):
+        model, costs[engine] = fit_engine(model, engine, others[engine], n_ios)
+    return model, costs
+
+
+def note(model: DriveModel, used: list[str]) -> str | None:
+    """What a replay should say of jobs run with an ioengine the model has no host cost of its own for (`used`: the
+    jobs' engines): they get the model's, which is not theirs when the model names its own engine."""
+    known = {model.engine, *(e[0] for e in model.engines)}
+    other = Counter(e for e in used if e and e not in known)
+    if not other or not model.engine:
+        return None
+    jobs = ", ".join(f"{n} {e}" for e, n in sorted(other.items()))
+    return (
+        f"note: jobs of an ioengine the profile has no host cost for ({jobs}) are replayed with {model.engine}'s: "
+        "calibrate on traces of both engines to fit theirs"
+    )
