@@ -8,6 +8,7 @@ from types import SimpleNamespace as NS
 import pytest
 
 from lsmsim.ssd import engines
+from lsmsim.ssd.calibrate import BoundHit
 from lsmsim.ssd.fio import FioJobSpec
 from lsmsim.ssd.timing import DriveModel, Job, fio_job
 from tests.test_ssd_timing import KIB4, quiet
@@ -102,6 +103,11 @@ def test_the_fit_recovers_an_engines_cost_with_the_drive_held():
     assert found.engines[0][3] == held.write_overhead
     with pytest.raises(ValueError, match="ioengine 'spdk'"):
         engines.fit_engine(held, "spdk", [])
+    # an engine whose reads take 0.2 us of host and fixed parts, less than the bounds allow (0.3 + 0.5): refused
+    fast = replace(truth, engines=(("spdk", 0.1e-6, 0.1e-6, 3e-6),))
+    reads = [r for r in _results(fast, "spdk", (1, 4)) if r.spec.rw == "randread"]
+    with pytest.raises(BoundHit, match="ioengine 'spdk': the fit put its .* at a bound"):
+        engines.fit_engine(held, "spdk", reads)
 
 
 def test_a_replay_names_the_jobs_of_an_engine_the_profile_has_no_cost_for():

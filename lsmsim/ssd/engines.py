@@ -25,7 +25,7 @@ from dataclasses import replace
 import numpy as np
 from scipy.optimize import least_squares
 
-from .calibrate import BOUNDS, FIT_IOS, _jacobian, _residuals, observations
+from .calibrate import BOUNDS, FIT_IOS, BoundHit, _jacobian, _residuals, observations
 from .timing import DriveModel
 
 PARAMS = ("host_per_io", "read_overhead", "write_overhead")  # what an engine changes (DriveModel.for_engine)
@@ -54,7 +54,8 @@ def split(results: list) -> tuple[str, list, dict[str, list]]:
 
 def fit_engine(model: DriveModel, engine: str, results: list, n_ios: int = FIT_IOS) -> tuple[DriveModel, float]:
     """`model` with `engine`'s host cost fitted on `results` (jobs of that engine; the drive's parameters held) and
-    the fit's cost (0.5 sum of squared log ratios). A direction the jobs lack keeps the main engine's overhead."""
+    the fit's cost (0.5 sum of squared log ratios). A direction the jobs lack keeps the main engine's overhead. A
+    figure at its bound (`calibrate.BOUNDS`) raises BoundHit: the held drive does not explain these jobs."""
     obs = [o for o in observations(results) if o.iops > 0 and not o.changed]
     if not obs:
         raise ValueError(f"ioengine {engine!r}: no job with I/O to fit its host cost on")
@@ -76,6 +77,8 @@ def fit_engine(model: DriveModel, engine: str, results: list, n_ios: int = FIT_I
 
     steps = np.full(len(free), 0.01)
     sol = least_squares(f, np.zeros(len(free)), jac=lambda x: _jacobian(f, x, steps, hi), bounds=(lo, hi))
+    if at := [p for p, x, a, b in zip(free, sol.x, lo, hi) if x - a < 0.01 or b - x < 0.01]:
+        raise BoundHit(f"ioengine {engine!r}: the fit put its {', '.join(at)} at a bound (calibrate.BOUNDS)", at)
     return with_x(sol.x), float(sol.cost)
 
 
