@@ -8,8 +8,9 @@ from types import SimpleNamespace as NS
 import pytest
 
 from lsmsim.ssd import engines
-from lsmsim.ssd.calibrate import BoundHit
+from lsmsim.ssd.calibrate import BoundHit, compare
 from lsmsim.ssd.fio import FioJobSpec
+from lsmsim.ssd.profile import load_profile, load_traces
 from lsmsim.ssd.timing import DriveModel, Job, fio_job
 from tests.test_ssd_timing import KIB4, quiet
 
@@ -101,7 +102,7 @@ def test_the_fit_recovers_an_engines_cost_with_the_drive_held():
     # reads only: the write overhead is the main engine's, and an engine without jobs is refused by name
     found, _ = engines.fit_engine(held, "spdk", [r for r in _results(truth, "spdk") if r.spec.rw == "randread"])
     assert found.engines[0][3] == held.write_overhead
-    with pytest.raises(ValueError, match="ioengine 'spdk'"):
+    with pytest.raises(ValueError, match="ioengine .spdk.: no job with I/O in one drive state"):
         engines.fit_engine(held, "spdk", [])
     # an engine whose reads take 0.2 us of host and fixed parts, less than the bounds allow (0.3 + 0.5): refused
     fast = replace(truth, engines=(("spdk", 0.1e-6, 0.1e-6, 3e-6),))
@@ -118,51 +119,75 @@ def test_a_replay_names_the_jobs_of_an_engine_the_profile_has_no_cost_for():
     assert engines.note(replace(m, engine=""), ["libaio"]) is None  # a profile that names no engine: any engine's
 
 
-def _fio(out, engine: str, qd: int, data) -> bool:
-    """Record 4 KiB random reads at depth `qd` with fio's `engine` on this machine's disk; False if fio cannot."""
-    import subprocess
+def test_calibrate_says_when_the_main_engines_jobs_never_reach_the_drive():
+    def row(direction, qd, limit):
+        return {"direction": direction, "qd": qd, "limit": limit}
 
-    cmd = ["fio", f"--name=randread-{engine}-qd{qd}", f"--filename={data}", "--size=64M", "--rw=randread", "--bs=4k"]
-    cmd += [f"--iodepth={qd}", f"--ioengine={engine}", "--direct=1", "--runtime=1", "--time_based"]
-    cmd += ["--output-format=json", f"--output={out / f'{engine}-qd{qd}.json'}"]
-    return subprocess.run(cmd, capture_output=True).returncode == 0
+    host_bound = [row("read", 1, "drive"), row("read", 4, "drive"), row("read", 32, "host"), row("write", 32, "drive")]
+    text = engines.unseen_ceiling("io_uring", host_bound)
+    assert text and "no io_uring read job at depth 8 or more runs at the drive's limit" in text and "numjobs" in text
+    assert engines.unseen_ceiling("io_uring", [*host_bound, row("read", 128, "drive")]) is None
+    both = engines.unseen_ceiling("", [row("read", 32, "host"), row("write", 64, "host")])
+    assert both and "no unnamed read or write job at depth 8" in both
 
 
-@pytest.mark.serial
+def _fio_json(path, model: DriveModel, engine: str, rw: str, qd: int, jobs: int = 1) -> None:
+    """A fio --output-format=json file of a 4 KiB job (fio 3's fields, group_reporting) with the figures `model`
+    gives it."""
+    import json
+
+    frac = 1.0 if rw == "randread" else 0.0
+    r = fio_job(model, Job(KIB4, KIB4, frac, qd, jobs, engine=engine), 20000, seed=11)
+    opts = {"rw": rw, "bs": "4k", "iodepth": str(qd), "numjobs": str(jobs), "ioengine": engine}
+    job = {"jobname": path.stem, "job options": opts}
+    for d in r.iops:
+        pct = {f"{q:.6f}": v * 1e9 for q, v in r.percentiles[d].items()}
+        lat = {"min": min(pct.values()), "max": max(pct.values()), "mean": r.mean[d] * 1e9, "N": 20000}
+        iops = r.iops[d]
+        job[d] = {"total_ios": int(iops * 30), "io_bytes": int(iops * 30 * KIB4), "bw_bytes": iops * KIB4}
+        job[d].update({"iops": iops, "runtime": 30000, "lat_ns": {**lat, "percentile": pct}})
+    path.write_text(json.dumps({"fio version": "fio-3.33", "jobs": [job]}))
+
+
 def test_calibrate_fits_the_drive_on_one_engine_and_the_other_engines_host_cost(tmp_path):
-    """Real fio on this machine's disk with two engines (libaio at depths 1, 4, 16; io_uring at 1, 16): `lsmsim ssd
-    calibrate` fits the drive on libaio's jobs, then io_uring's host cost with the drive held, writes both in the
-    profile, and the profile read back gives io_uring's jobs that cost (no further from them than libaio's)."""
-    import shutil
-
+    """`lsmsim ssd calibrate` on fio files of two engines (io_uring at depths 1, 4, 32, 128 reads and writes, and 4
+    threads at 32 reads, where the drive rather than one thread's CPU limits; SPDK at 1, 32, 128 reads): the drive
+    fitted on io_uring's jobs, then SPDK's cost with the drive held, both written in the profile, and a replay of the
+    profile gives SPDK's jobs their cost. The files are the model's own figures (a real SPDK set is not in
+    ../shared; on this VM's disk one engine's depth-1 median moves 68-107 us between runs, more than libaio and
+    io_uring differ, so a live recording cannot judge it)."""
     import yaml
 
-    from lsmsim.ssd.calibrate import FIT_IOS, _residuals, observations
-    from lsmsim.ssd.profile import load_profile, load_traces
     from tests.test_cli import lsmsim
 
-    if not shutil.which("fio"):
-        pytest.skip("fio is not installed (scripts/setup.sh installs it)")
+    drive = dict(units=64, read_sigma=0.1, write_sigma=0.1, read_flash_time=40e-6, read_bandwidth=20e9, write_iops=2e6)
+    truth = replace(_model(**drive), engines=(SPDK,))
     traces = tmp_path / "traces"
     traces.mkdir()
-    data = tmp_path / "data.bin"
-    for engine, depths in (("libaio", (1, 4, 16)), ("io_uring", (1, 16))):
-        for qd in depths:
-            if not _fio(traces, engine, qd, data):
-                pytest.skip(f"fio cannot run {engine} here")
+    for rw in ("randread", "randwrite"):
+        for qd in (1, 4, 32, 128):
+            _fio_json(traces / f"{rw}-io_uring-qd{qd}.json", truth, "io_uring", rw, qd)
+    _fio_json(traces / "randread-io_uring-4jobs-qd32.json", truth, "io_uring", "randread", 32, 4)
+    for qd in (1, 32, 128):
+        _fio_json(traces / f"randread-spdk-qd{qd}.json", truth, "spdk", "randread", qd)
     prof = tmp_path / "dev.yaml"
-    # the drive's links and retries held: the test is of the engines, and the few free parameters keep inside their
-    # bounds on any disk with a depth-1 read between 10 us and 0.7 ms
-    fix = ["--fix", "read_bandwidth=7e9", "read_stream_bandwidth=2e9", "read_retry_fraction=0.001"]
-    r = lsmsim("ssd", "calibrate", str(traces), "-o", str(prof), "--units", "8", "--holdout", "none", *fix)
+    held = [f"{k}={getattr(truth, k)}" for k in ("read_flash_time", "read_bandwidth", "read_sigma", "write_iops")]
+    r = lsmsim("ssd", "calibrate", str(traces), "-o", str(prof), "--units", "64", "--holdout", "none", "--fix", *held)
     assert r.returncode == 0, r.stderr
-    assert "the drive fitted on the 3 libaio jobs; then, with it held, the host cost of io_uring (2 jobs)" in r.stderr
-    assert "ioengine io_uring: host_per_io " in r.stdout
+    assert "the drive fitted on the 9 io_uring jobs; then, with it held, the host cost of spdk (3 jobs)" in r.stderr
+    assert "ioengine spdk: host_per_io " in r.stdout
+    assert "note: no io_uring" not in r.stderr  # its 4 threads at depth 32 reach the drive
     written = yaml.safe_load(prof.read_text())
-    assert written["ioengine"] == "libaio" and set(written["engines"]) == {"io_uring"}
-    assert {"host_per_io", "read_latency"} <= set(written["engines"]["io_uring"])
+    assert written["ioengine"] == "io_uring" and set(written["engines"]) == {"spdk"}
+    # the profile read back: SPDK's jobs within 5% in IOPS and p50 with its cost (its CPU per request below
+    # io_uring's), one SPDK thread at depth 128 capped near io_uring's rate without it
     model, _ = load_profile(prof)
-    uring = observations(load_traces([traces / "io_uring-qd1.json", traces / "io_uring-qd16.json"]))
-    with_cost = float((_residuals(model, uring, FIT_IOS) ** 2).sum())
-    without = float((_residuals(replace(model, engines=()), uring, FIT_IOS) ** 2).sum())
-    assert with_cost <= without * 1.01 + 1e-4  # the fit starts at libaio's cost and only descends (YAML rounding)
+    assert model.for_engine("spdk").host_per_io < 0.5 * model.host_per_io
+    spdk = [r for r in load_traces([traces]) if r.spec.ioengine == "spdk"]
+    for row in compare(model, spdk):
+        assert row["iops_model"] == pytest.approx(row["iops_measured"], rel=0.05), row["job"]
+        assert row["p50_model"] == pytest.approx(row["p50_measured"], rel=0.05), row["job"]
+    deep = [r for r in compare(replace(model, engines=()), spdk) if r["qd"] == 128]
+    assert deep[0]["iops_model"] < 0.5 * deep[0]["iops_measured"]
+    r = lsmsim("ssd", "replay", str(prof), str(traces / "randread-spdk-qd128.json"))
+    assert r.returncode == 0 and "note:" not in r.stdout, r.stdout  # a cost of its own: nothing to warn of

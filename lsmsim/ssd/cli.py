@@ -120,6 +120,8 @@ def cmd_calibrate(args) -> int:
         print(goal_polish.report(p))
         model = p.model
     if others:
+        if text := engines.unseen_ceiling(main, compare(model, drive_jobs)):
+            print(text, file=sys.stderr)
         model, costs = engines.fit_engines(model, others)
         for name, host, r_over, w_over in model.engines:
             print(

@@ -13,7 +13,10 @@ SPDK's median is 56.2 us against io_uring's 66.6 us; at depth 128 one SPDK threa
 thread 383K, while four io_uring threads reach the drive's 779K.
 
 `fit_engines` fits those three figures per engine on its jobs with the drive held as fitted on the main engine's
-(the engine of most jobs, `main_engine`), by the same least squares on log ratios as `calibrate.fit`.
+(the engine of most jobs, `main_engine`), by the same least squares on log ratios as `calibrate.fit`. So the main
+engine's jobs must show the drive's own limits: where one io_uring thread is host-bound at every depth, only
+several threads (fio's numjobs; the 980 PRO's 4 and 8 jobs reach 779K) show the drive's ceiling, and without them
+SPDK's fit would take that ceiling for its host cost (`unseen_ceiling` says so).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from dataclasses import replace
 import numpy as np
 from scipy.optimize import least_squares
 
-from .calibrate import BOUNDS, FIT_IOS, BoundHit, _jacobian, _residuals, observations
+from .calibrate import BOUNDS, FIT_IOS, P99_WEIGHT, SENSITIVE, BoundHit, _jacobian, _residuals, observations
 from .timing import DriveModel
 
 PARAMS = ("host_per_io", "read_overhead", "write_overhead")  # what an engine changes (DriveModel.for_engine)
@@ -54,32 +57,44 @@ def split(results: list) -> tuple[str, list, dict[str, list]]:
 
 def fit_engine(model: DriveModel, engine: str, results: list, n_ios: int = FIT_IOS) -> tuple[DriveModel, float]:
     """`model` with `engine`'s host cost fitted on `results` (jobs of that engine; the drive's parameters held) and
-    the fit's cost (0.5 sum of squared log ratios). A direction the jobs lack keeps the main engine's overhead. A
-    figure at its bound (`calibrate.BOUNDS`) raises BoundHit: the held drive does not explain these jobs."""
+    the fit's cost (0.5 sum of squared log ratios). As in `calibrate.fit`, only figures the jobs constrain are fitted
+    (doubling or halving one moves some IOPS or percentile by more than `SENSITIVE`): the rest keep the main engine's
+    (a disk too slow for one thread's CPU to show, or a direction the jobs lack). A fitted figure at its bound
+    (`calibrate.BOUNDS`) raises BoundHit: the held drive does not explain these jobs."""
     obs = [o for o in observations(results) if o.iops > 0 and not o.changed]
     if not obs:
-        raise ValueError(f"ioengine {engine!r}: no job with I/O to fit its host cost on")
-    dirs = {o.direction for o in obs}
-    free = [p for p in PARAMS if p == "host_per_io" or p.split("_")[0] in dirs]
+        raise ValueError(f"ioengine {engine!r}: no job with I/O in one drive state to fit its host cost on")
     own = {p: getattr(model, p) for p in PARAMS}
+    others = tuple(e for e in model.engines if e[0] != engine)
+
+    def with_values(v: dict) -> DriveModel:
+        v = {**own, **v}
+        return replace(model, engines=(*others, (engine, v["host_per_io"], v["read_overhead"], v["write_overhead"])))
+
+    base = _residuals(with_values({}), obs, n_ios).reshape(len(obs), 3) / _WEIGHTS
+    free = [p for p in PARAMS if _moves(base, [_residuals(with_values({p: own[p] * k}), obs, n_ios) for k in (2, 0.5)])]
+    if not free:
+        return with_values({}), 0.5 * float(np.sum((base * _WEIGHTS) ** 2))
     scale = np.array([max(own[p], BOUNDS[p][0] * 1.01) for p in free])
     lo = np.log([BOUNDS[p][0] for p in free] / scale)
     hi = np.log([BOUNDS[p][1] for p in free] / scale)
-    others = tuple(e for e in model.engines if e[0] != engine)
-
-    def with_x(x) -> DriveModel:
-        v = {**own, **{p: float(s * math.exp(xi)) for p, s, xi in zip(free, scale, x)}}
-        row = (engine, v["host_per_io"], v["read_overhead"], v["write_overhead"])
-        return replace(model, engines=(*others, row))
 
     def f(x):
-        return _residuals(with_x(x), obs, n_ios)
+        return _residuals(with_values({p: float(c * math.exp(xi)) for p, c, xi in zip(free, scale, x)}), obs, n_ios)
 
     steps = np.full(len(free), 0.01)
     sol = least_squares(f, np.zeros(len(free)), jac=lambda x: _jacobian(f, x, steps, hi), bounds=(lo, hi))
     if at := [p for p, x, a, b in zip(free, sol.x, lo, hi) if x - a < 0.01 or b - x < 0.01]:
         raise BoundHit(f"ioengine {engine!r}: the fit put its {', '.join(at)} at a bound (calibrate.BOUNDS)", at)
-    return with_x(sol.x), float(sol.cost)
+    return with_values({p: float(c * math.exp(xi)) for p, c, xi in zip(free, scale, sol.x)}), float(sol.cost)
+
+
+_WEIGHTS = np.array([1.0, 1.0, P99_WEIGHT])  # calibrate._residuals' weights of IOPS, p50, p99
+
+
+def _moves(base: np.ndarray, moved: list[np.ndarray]) -> bool:
+    """Whether any of the `moved` residuals differs from `base` (unweighted) by more than SENSITIVE."""
+    return any(bool((np.abs(m.reshape(base.shape) / _WEIGHTS - base) > math.log1p(SENSITIVE)).any()) for m in moved)
 
 
 def fit_engines(model: DriveModel, others: dict[str, list], n_ios: int = FIT_IOS) -> tuple[DriveModel, dict]:
@@ -101,4 +116,22 @@ def note(model: DriveModel, used: list[str]) -> str | None:
     return (
         f"note: jobs of an ioengine the profile has no host cost for ({jobs}) are replayed with {model.engine}'s: "
         "calibrate on traces of both engines to fit theirs"
+    )
+
+
+def unseen_ceiling(main: str, rows: list[dict]) -> str | None:
+    """What calibrate should say when, in some direction, none of the main engine's jobs (`rows`: `calibrate.compare`'s
+    of them) at depth 8 or more is limited by the drive rather than by its threads' CPU: the drive's ceiling in that
+    direction is then not in the fit, and another engine's jobs that reach it would put it in that engine's host
+    cost."""
+    unseen = sorted(
+        {r["direction"] for r in rows} - {r["direction"] for r in rows if r["limit"] == "drive" and r["qd"] >= 8}
+    )
+    if not unseen:
+        return None
+    what = " or ".join(unseen)
+    return (
+        f"note: no {main or 'unnamed'} {what} job at depth 8 or more runs at the drive's limit rather than its "
+        f"threads' CPU's, so the drive's {what} ceiling is not in its fit and the other engines' host costs may "
+        "take it in (record jobs with more threads: fio's numjobs)"
     )
