@@ -8,7 +8,7 @@ only its own CPU per request (`host_per_io`: what caps one thread's IOPS) and fi
 `write_overhead`: the completion path at depth 1), `DriveModel.engines`, which `DriveModel.for_engine` hands to a
 job of that engine.
 
-The Samsung 980 PRO's recordings (stonet-research icpe24 artifact, 4 KiB random reads, one job) show both: at depth 1
+The Samsung 980 PRO's recordings (stonet-research icpe24 artifact, 4 KiB random reads) show both: at depth 1
 SPDK's median is 56.2 us against io_uring's 66.6 us; at depth 128 one SPDK thread does 736K IOPS, one io_uring
 thread 383K, while four io_uring threads reach the drive's 779K.
 
