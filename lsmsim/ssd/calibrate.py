@@ -213,18 +213,23 @@ def _clip(name: str, v: float) -> float:
 def sensitivity(model: DriveModel, obs: list[Observation], n_ios: int = FIT_IOS) -> dict[str, list[int]]:
     """Parameter -> indices of the observations it moves by more than SENSITIVE when doubled or
     halved (a limit such as the command slots only shows when it is lowered)."""
-    base = _residuals(model, obs, n_ios).reshape(len(obs), 3)
-    w = np.array([1.0, 1.0, P99_WEIGHT])
+    base = _residuals(model, obs, n_ios)
     out = {}
     for name in BOUNDS:
         v = getattr(model, name)
-        moved = np.zeros((len(obs), 3), bool)
+        hit = np.zeros(len(obs), bool)
         for alt_v in (v * 2, v / 2):
             if BOUNDS[name][0] <= alt_v <= BOUNDS[name][1]:
-                r = _residuals(replace(model, **{name: alt_v}), obs, n_ios).reshape(len(obs), 3)
-                moved |= np.abs(r - base) / w > math.log1p(SENSITIVE)
-        out[name] = [i for i in range(len(obs)) if moved[i].any()]
+                hit |= moved(base, _residuals(replace(model, **{name: alt_v}), obs, n_ios))
+        out[name] = [i for i in range(len(obs)) if hit[i]]
     return out
+
+
+def moved(base: np.ndarray, alt: np.ndarray) -> np.ndarray:
+    """Per observation: whether residuals `alt` (`_residuals`') move its IOPS, p50 or p99 from `base` by more than
+    SENSITIVE."""
+    w = np.array([1.0, 1.0, P99_WEIGHT])
+    return (np.abs(alt.reshape(-1, 3) - base.reshape(-1, 3)) / w > math.log1p(SENSITIVE)).any(axis=1)
 
 
 def _jacobian(f, x: np.ndarray, steps: np.ndarray, hi: np.ndarray) -> np.ndarray:

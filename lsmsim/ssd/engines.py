@@ -28,7 +28,7 @@ from dataclasses import replace
 import numpy as np
 from scipy.optimize import least_squares
 
-from .calibrate import BOUNDS, FIT_IOS, P99_WEIGHT, SENSITIVE, BoundHit, _jacobian, _residuals, observations
+from .calibrate import BOUNDS, FIT_IOS, BoundHit, _jacobian, _residuals, moved, observations
 from .timing import DriveModel
 
 PARAMS = ("host_per_io", "read_overhead", "write_overhead")  # what an engine changes (DriveModel.for_engine)
@@ -71,30 +71,30 @@ def fit_engine(model: DriveModel, engine: str, results: list, n_ios: int = FIT_I
         v = {**own, **v}
         return replace(model, engines=(*others, (engine, v["host_per_io"], v["read_overhead"], v["write_overhead"])))
 
-    base = _residuals(with_values({}), obs, n_ios).reshape(len(obs), 3) / _WEIGHTS
-    free = [p for p in PARAMS if _moves(base, [_residuals(with_values({p: own[p] * k}), obs, n_ios) for k in (2, 0.5)])]
+    base = _residuals(with_values({}), obs, n_ios)
+
+    def constrained(p: str) -> bool:
+        alts = [own[p] * k for k in (2, 0.5) if BOUNDS[p][0] <= own[p] * k <= BOUNDS[p][1]]
+        return any(moved(base, _residuals(with_values({p: v}), obs, n_ios)).any() for v in alts)
+
+    free = [p for p in PARAMS if constrained(p)]
     if not free:
-        return with_values({}), 0.5 * float(np.sum((base * _WEIGHTS) ** 2))
+        return with_values({}), 0.5 * float(np.sum(base**2))
     scale = np.array([max(own[p], BOUNDS[p][0] * 1.01) for p in free])
     lo = np.log([BOUNDS[p][0] for p in free] / scale)
     hi = np.log([BOUNDS[p][1] for p in free] / scale)
 
+    def values(x) -> dict:  # x = log(value / scale), as in calibrate.fit
+        return {p: float(c * math.exp(xi)) for p, c, xi in zip(free, scale, x)}
+
     def f(x):
-        return _residuals(with_values({p: float(c * math.exp(xi)) for p, c, xi in zip(free, scale, x)}), obs, n_ios)
+        return _residuals(with_values(values(x)), obs, n_ios)
 
     steps = np.full(len(free), 0.01)
     sol = least_squares(f, np.zeros(len(free)), jac=lambda x: _jacobian(f, x, steps, hi), bounds=(lo, hi))
     if at := [p for p, x, a, b in zip(free, sol.x, lo, hi) if x - a < 0.01 or b - x < 0.01]:
         raise BoundHit(f"ioengine {engine!r}: the fit put its {', '.join(at)} at a bound (calibrate.BOUNDS)", at)
-    return with_values({p: float(c * math.exp(xi)) for p, c, xi in zip(free, scale, sol.x)}), float(sol.cost)
-
-
-_WEIGHTS = np.array([1.0, 1.0, P99_WEIGHT])  # calibrate._residuals' weights of IOPS, p50, p99
-
-
-def _moves(base: np.ndarray, moved: list[np.ndarray]) -> bool:
-    """Whether any of the `moved` residuals differs from `base` (unweighted) by more than SENSITIVE."""
-    return any(bool((np.abs(m.reshape(base.shape) / _WEIGHTS - base) > math.log1p(SENSITIVE)).any()) for m in moved)
+    return with_values(values(sol.x)), float(sol.cost)
 
 
 def fit_engines(model: DriveModel, others: dict[str, list], n_ios: int = FIT_IOS) -> tuple[DriveModel, dict]:
